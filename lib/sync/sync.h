@@ -1,0 +1,141 @@
+#ifndef VM_SYNC_SYNC_H
+#define VM_SYNC_SYNC_H
+
+/*
+ * Trace synchronization: matching of one-way messages between machines and
+ * Trace Compass's fully incremental convex-hull algorithm
+ * (SyncAlgorithmFullyIncremental), composed along a spanning tree rooted at
+ * the reference machine.
+ *
+ * Timestamps are nanoseconds since the Unix epoch (signed 64-bit). All hull
+ * arithmetic is exact on such values (128-bit products); the fitted formula
+ * is kept with enough precision to map a timestamp to the nanosecond.
+ *
+ * No babeltrace2 types here.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum vm_sync_quality {
+	VM_SYNC_ABSENT,      /* no match at all (or no formula needed) */
+	VM_SYNC_INCOMPLETE,  /* matches in one direction only */
+	VM_SYNC_APPROXIMATE, /* both directions, hulls do not yet bound a line */
+	VM_SYNC_ACCURATE,    /* both hulls bound the formula */
+	VM_SYNC_FAIL,        /* hulls crossed: the last good formula is kept */
+};
+
+/* "absent", "incomplete", "approximate", "accurate", "fail". */
+const char *vm_sync_quality_name(enum vm_sync_quality quality);
+
+/*
+ * A linear map from one machine's clock to the reference clock:
+ * t_ref = slope * t + offset_ns.
+ */
+struct vm_sync_formula {
+	long double slope;
+	long double offset_ns;
+};
+
+/* The identity: slope 1, offset 0. */
+struct vm_sync_formula vm_sync_formula_identity(void);
+
+/* Maps t, rounding to the nearest nanosecond (saturates on overflow). */
+int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t);
+
+/* f(g(t)): first g, then f. */
+struct vm_sync_formula vm_sync_formula_compose(const struct vm_sync_formula *f,
+		const struct vm_sync_formula *g);
+
+/* The inverse map (slope must not be 0). */
+struct vm_sync_formula vm_sync_formula_invert(const struct vm_sync_formula *f);
+
+/*
+ * The convex hulls of one pair of machines. "ref" is the pair's reference
+ * side (in Trace Compass: the lexicographically smaller host id), "other"
+ * the other side. Trace Compass fits t_other = a * t_ref + b.
+ */
+struct vm_sync_hull;
+
+struct vm_sync_hull *vm_sync_hull_create(void);
+void vm_sync_hull_destroy(struct vm_sync_hull *hull);
+
+/*
+ * One matched message. `sent_by_ref`: the sender is the ref side (then
+ * send_ts is a ref time and recv_ts an other time), else the other side
+ * sent it.
+ */
+void vm_sync_hull_add_match(struct vm_sync_hull *hull, bool sent_by_ref,
+		int64_t send_ts, int64_t recv_ts);
+
+enum vm_sync_quality vm_sync_hull_quality(const struct vm_sync_hull *hull);
+
+/* Number of matches added so far. */
+uint64_t vm_sync_hull_matches(const struct vm_sync_hull *hull);
+
+/*
+ * The current fit t_other = a * t_ref + b (a = 1, b = 0 while nothing can be
+ * fitted; after a fail, the last good fit).
+ */
+void vm_sync_hull_fit(const struct vm_sync_hull *hull, long double *a, long double *b);
+
+/* a_max - a_min of the current fit, 0 when not bounded on both sides. */
+long double vm_sync_hull_accuracy(const struct vm_sync_hull *hull);
+
+/* The map other -> ref of the current fit: t_ref = t / a - b / a. */
+struct vm_sync_formula vm_sync_hull_formula(const struct vm_sync_hull *hull);
+
+/*
+ * Matching of one-way messages across machines and solving of all machines
+ * against one reference.
+ */
+enum vm_sync_role {
+	VM_SYNC_SEND,
+	VM_SYNC_RECEIVE,
+};
+
+/* The identity of one message; fields the protocol lacks are 0. */
+struct vm_sync_key {
+	uint64_t a;
+	uint64_t b;
+	uint64_t c;
+};
+
+struct vm_sync;
+
+/* `machine_count` machines, indexed 0 .. machine_count - 1. */
+struct vm_sync *vm_sync_create(unsigned int machine_count);
+void vm_sync_destroy(struct vm_sync *sync);
+
+/*
+ * One send or receive event of `machine` at time `ts` (that machine's own
+ * clock). A send and a receive with the same protocol and key on two
+ * different machines match; the first unmatched event of each key wins.
+ * `protocol` separates key spaces (e.g. 0 = vmsync, 1 = TCP).
+ */
+void vm_sync_add_event(struct vm_sync *sync, unsigned int protocol,
+		const struct vm_sync_key *key, enum vm_sync_role role,
+		unsigned int machine, int64_t ts);
+
+/*
+ * Where each machine stands relative to `reference` once all events are
+ * added. Formulas compose along shortest paths (fewest hops) from the
+ * reference over pairs that have matches; a machine with no path keeps the
+ * identity with quality VM_SYNC_ABSENT. The reference itself is the identity
+ * with quality VM_SYNC_ABSENT and 0 matches.
+ */
+struct vm_sync_result {
+	struct vm_sync_formula formula;   /* machine clock -> reference clock */
+	enum vm_sync_quality quality;     /* worst quality along the path */
+	long double accuracy;             /* of the pair next to the machine */
+	uint64_t matches;                 /* matches of the pair next to the machine */
+	int parent;                       /* previous machine on the path, -1 if none */
+};
+
+void vm_sync_solve(const struct vm_sync *sync, unsigned int reference,
+		struct vm_sync_result *results /* machine_count entries */);
+
+/* Whether machines x and y have at least one match. */
+bool vm_sync_has_matches(const struct vm_sync *sync, unsigned int x, unsigned int y);
+
+#endif /* VM_SYNC_SYNC_H */

@@ -1,0 +1,93 @@
+#ifndef VM_WRITERS_WRITER_H
+#define VM_WRITERS_WRITER_H
+
+/*
+ * Writers of sink.vm.threads: they turn interval and statistics records into
+ * one of the output formats of SPEC (text, csv, json, chrome). Streaming:
+ * memory does not grow with the number of intervals, except for the per
+ * thread / per vCPU summaries the text format needs.
+ *
+ * No babeltrace2 types here.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum vm_writer_format {
+	VM_WRITER_TEXT,
+	VM_WRITER_CSV,
+	VM_WRITER_JSON,
+	VM_WRITER_CHROME,
+};
+
+enum vm_writer_what {
+	VM_WRITER_THREADS,
+	VM_WRITER_VCPUS,
+	VM_WRITER_EXITS,
+};
+
+/* Parse "text"/"csv"/"json"/"chrome" and "threads"/"vcpus"/"exits". */
+bool vm_writer_format_from_string(const char *s, enum vm_writer_format *out);
+bool vm_writer_what_from_string(const char *s, enum vm_writer_what *out);
+
+/* One interval of a guest thread (what=threads). */
+struct vm_thread_interval {
+	const char *machine;
+	int64_t tid;
+	const char *comm;       /* as known at begin; "" when unknown */
+	const char *state;      /* running, hypervisor, preempted, vcpu-blocked, runnable, blocked */
+	int64_t begin_ns;
+	int64_t end_ns;
+	int64_t vcpu;           /* -1: empty in CSV */
+	int64_t reason;         /* -1: empty in CSV */
+};
+
+/* One interval of a vCPU mode (what=vcpus). */
+struct vm_vcpu_interval {
+	const char *machine;
+	int64_t vcpu;
+	const char *mode;       /* guest, hypervisor, preempted, blocked */
+	int64_t begin_ns;
+	int64_t end_ns;
+	int64_t host_tid;       /* -1 unknown */
+	int64_t pcpu;           /* -1: empty */
+	int64_t reason;         /* -1: empty */
+};
+
+/* Exit statistics of one (VM, vCPU, reason) (what=exits). */
+struct vm_exit_stat {
+	const char *machine;
+	int64_t vcpu;
+	int64_t reason;
+	int isa;                /* 1 = VMX (or unknown), 2 = SVM */
+	uint64_t count;
+	int64_t total_ns;
+	int64_t min_ns;
+	int64_t max_ns;
+};
+
+struct vm_writer;
+
+/*
+ * `out` stays owned by the caller. The text format accepts every kind of
+ * record whatever `what` is and prints the threads table, then the per-vCPU
+ * mode totals, then the top exit reasons; the other formats write only the
+ * records of `what` and ignore the others.
+ */
+struct vm_writer *vm_writer_create(enum vm_writer_format format,
+		enum vm_writer_what what, FILE *out);
+
+void vm_writer_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv);
+void vm_writer_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv);
+void vm_writer_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st);
+
+/* Writes what is pending (text table, closing brackets); false on I/O error. */
+bool vm_writer_finish(struct vm_writer *w);
+void vm_writer_destroy(struct vm_writer *w);
+
+/* Exit reason name: VMX_EXIT_REASONS for isa 1 (or unknown), SVM_EXIT_REASONS
+ * for isa 2; NULL when the table has no name (print the number then). */
+const char *vm_exit_reason_name(int isa, int64_t reason);
+
+#endif /* VM_WRITERS_WRITER_H */

@@ -1,0 +1,63 @@
+#ifndef VM_CORRELATE_MIRROR_H
+#define VM_CORRELATE_MIRROR_H
+
+/*
+ * The output trace IR of filter.vm.correlate: for each upstream trace, a
+ * mirror trace (same trace class content: environment, stream classes, event
+ * classes and every field class) whose streams all share one default clock
+ * class, the reference time base. Upstream messages are immutable, so each
+ * one is re-created on the mirror with its times converted.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <babeltrace2/babeltrace.h>
+
+#include "sync/sync.h"
+
+struct mirror;
+
+/*
+ * The map from an upstream clock class's time (ns from its origin) to the
+ * reference time base (ns since the Unix epoch). Called once per upstream
+ * clock class, the first time the mirror meets it; the returned formula must
+ * stay valid as long as the mirror lives. NULL: the clock class belongs to no
+ * known machine (the mirror then fails that message with an error cause).
+ */
+typedef const struct vm_sync_formula *(*mirror_formula_fn)(void *data,
+		const bt_clock_class *upstream_clock_class);
+
+/*
+ * Called once per upstream trace, right after its mirror trace is created
+ * and before any message of it is returned: the component adds its `vm_*`
+ * environment entries to the output trace (its trace class is `output`'s).
+ */
+typedef bt_self_component_status (*mirror_trace_created_fn)(void *data,
+		const bt_trace *upstream_trace, bt_trace *output_trace);
+
+struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
+		bt_self_component *self_comp, bt_logging_level log_level,
+		mirror_formula_fn formula_fn, mirror_trace_created_fn created_fn,
+		void *data);
+
+void mirror_destroy(struct mirror *mirror);
+
+/*
+ * The message that mirrors `in` with converted times, or NULL with an error
+ * cause appended. Handles every message type: stream beginning/end (with
+ * their default clock snapshots), packet beginning/end, events (every field
+ * copied), discarded events/packets (time range and count), message iterator
+ * inactivity. Mappings (upstream stream -> output stream, ...) live as long
+ * as the mirror, so a seek to the beginning of the upstreams needs nothing
+ * special.
+ */
+bt_message *mirror_convert(struct mirror *mirror, const bt_message *in);
+
+/*
+ * The converted time (ns since the Unix epoch, reference base) that the
+ * output message for `in` carries, for ordering; false when `in` has no time.
+ */
+bool mirror_message_time(struct mirror *mirror, const bt_message *in,
+		int64_t *ref_ns);
+
+#endif /* VM_CORRELATE_MIRROR_H */

@@ -1,0 +1,125 @@
+"""Shared helpers of the integration tests.
+
+The tests run the real `babeltrace2` CLI with the freshly built plugin, on
+CTF traces generated from the stubs of stub-traces/ (or by the workload
+generator), exactly as a user would. meson passes the locations through the
+environment (see tests/integration/meson.build).
+
+Exit codes follow meson: 0 pass, 77 skip, anything else fails.
+"""
+
+import os
+import shlex
+import subprocess
+import sys
+
+SOURCE_DIR = os.environ.get("VM_SOURCE_DIR", os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", "..")))
+BUILD_DIR = os.environ.get("VM_BUILD_DIR", os.path.join(SOURCE_DIR, "build"))
+PLUGIN_DIR = os.environ.get("VM_PLUGIN_DIR", os.path.join(BUILD_DIR, "plugin"))
+STUBGEN_PLUGIN_DIR = os.environ.get(
+    "VM_STUBGEN_PLUGIN_DIR", os.path.join(BUILD_DIR, "tests", "stubgen"))
+WORKLOAD = os.environ.get(
+    "VM_WORKLOAD", os.path.join(BUILD_DIR, "tests", "workload", "vm-workload"))
+STUB_DIR = os.path.join(SOURCE_DIR, "stub-traces")
+# Where generated traces are cached between tests of one build.
+WORK_DIR = os.environ.get("VM_TEST_WORK_DIR", os.path.join(BUILD_DIR, "test-work"))
+
+SKIP = 77
+
+
+def skip(reason):
+    print("SKIP: " + reason)
+    sys.exit(SKIP)
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def shared_dir():
+    """The read-only ../shared material, or None when this checkout has none."""
+    path = os.environ.get("VM_SHARED_DIR",
+                          os.path.join(SOURCE_DIR, "..", "shared"))
+    return path if os.path.isdir(path) else None
+
+
+def shared_path(*parts):
+    """A path under ../shared, skipping the test when it is absent."""
+    base = shared_dir()
+    if base is None:
+        skip("../shared is not present")
+    path = os.path.join(base, *parts)
+    if not os.path.exists(path):
+        skip(path + " is not present")
+    return path
+
+
+def _wrapper():
+    """Valgrind (or nothing) around babeltrace2 runs that load the plugin."""
+    return shlex.split(os.environ.get("VM_BT_WRAPPER", ""))
+
+
+def _env():
+    env = dict(os.environ)
+    preload = os.environ.get("VM_BT_PRELOAD")
+    if preload:
+        # A sanitized plugin inside a plain babeltrace2: the sanitizer runtime
+        # must come first in the process.
+        env["LD_PRELOAD"] = preload
+    return env
+
+
+def babeltrace2(args, check=True, plugin_paths=None, wrap=True, stdout=None):
+    """Runs babeltrace2 with the plugin; returns the CompletedProcess."""
+    paths = plugin_paths if plugin_paths is not None else [PLUGIN_DIR]
+    cmd = ["babeltrace2"]
+    if paths:
+        cmd.append("--plugin-path=" + ":".join(paths))
+    cmd += list(args)
+    if wrap:
+        cmd = _wrapper() + cmd
+    proc = subprocess.run(cmd, stdout=stdout if stdout is not None else subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=_env())
+    if check and proc.returncode != 0:
+        fail("command failed (%d): %s\n--- stderr ---\n%s" % (
+            proc.returncode, " ".join(shlex.quote(c) for c in cmd), proc.stderr[-20000:]))
+    return proc
+
+
+def stub_to_ctf(stub_path, out_dir=None):
+    """Converts one stub file into a CTF trace directory (cached); returns it."""
+    stub_path = os.path.abspath(stub_path)
+    if out_dir is None:
+        rel = os.path.relpath(stub_path, STUB_DIR)
+        if rel.startswith(".."):
+            rel = os.path.basename(stub_path)
+        out_dir = os.path.join(WORK_DIR, "stub-ctf", rel[:-len(".stub")]
+                               if rel.endswith(".stub") else rel)
+    stamp = os.path.join(out_dir, ".stamp")
+    if os.path.exists(stamp) and os.path.getmtime(stamp) >= os.path.getmtime(stub_path):
+        return out_dir
+    subprocess.run(["rm", "-rf", out_dir], check=True)
+    os.makedirs(os.path.dirname(out_dir), exist_ok=True)
+    proc = subprocess.run(
+        [os.path.join(SOURCE_DIR, "tests", "tools", "stub2ctf"), stub_path, out_dir],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, VM_STUBGEN_PLUGIN_DIR=STUBGEN_PLUGIN_DIR))
+    if proc.returncode != 0:
+        fail("stub2ctf %s failed:\n%s" % (stub_path, proc.stderr[-20000:]))
+    with open(stamp, "w"):
+        pass
+    return out_dir
+
+
+def scenario(name):
+    """All machines of a stub scenario as CTF dirs: {machine file stem: dir}."""
+    folder = os.path.join(STUB_DIR, name)
+    result = {}
+    for entry in sorted(os.listdir(folder)):
+        if entry.endswith(".stub"):
+            result[entry[:-5]] = stub_to_ctf(os.path.join(folder, entry))
+    if not result:
+        fail("no .stub file in " + folder)
+    return result
