@@ -1,0 +1,105 @@
+#ifndef VM_EVENT_H
+#define VM_EVENT_H
+
+/*
+ * The plain events the analysis consumes. The plugin translates babeltrace2
+ * event messages into these (plugin/common/event-decode.h); unit tests build
+ * them by hand. Strings point into memory owned by the caller and are valid
+ * only during the call that receives the event.
+ *
+ * No babeltrace2 types here.
+ */
+
+#include <stdint.h>
+
+enum vm_event_kind {
+	VM_EVENT_OTHER = 0,         /* any event the analysis does not use */
+	VM_EVENT_SCHED_SWITCH,
+	VM_EVENT_SCHED_WAKEUP,      /* sched_wakeup, sched_waking, sched_wakeup_new */
+	VM_EVENT_PROCESS_FORK,
+	VM_EVENT_PROCESS_EXIT,
+	VM_EVENT_PROCESS_FREE,
+	VM_EVENT_STATEDUMP_PROCESS, /* lttng_statedump_process_state */
+	VM_EVENT_KVM_ENTRY,         /* kvm_entry, kvm_x86_entry */
+	VM_EVENT_KVM_EXIT,          /* kvm_exit, kvm_x86_exit */
+	VM_EVENT_VMSYNC_GH_GUEST,
+	VM_EVENT_VMSYNC_HG_GUEST,
+	VM_EVENT_VMSYNC_GH_HOST,
+	VM_EVENT_VMSYNC_HG_HOST,
+	VM_EVENT_VCPU_STATE,        /* vm:vcpu_state, written by filter.vm.state */
+};
+
+/* An integer field the trace did not have reads as this. */
+#define VM_FIELD_MISSING INT64_MIN
+
+struct vm_event {
+	enum vm_event_kind kind;
+	int64_t ts;          /* ns since the Unix epoch, reference time base */
+	unsigned int machine; /* index of the machine (see the plugin's machine table) */
+	int64_t cpu;         /* cpu_id of the packet context, VM_FIELD_MISSING if none */
+
+	union {
+		struct {
+			const char *prev_comm;
+			int64_t prev_tid;
+			int64_t prev_state;
+			const char *next_comm;
+			int64_t next_tid;
+		} sched_switch;
+
+		struct {
+			const char *comm;
+			int64_t tid;
+			int64_t target_cpu;
+		} wakeup;
+
+		struct {
+			const char *parent_comm;
+			int64_t parent_tid;
+			int64_t parent_pid;
+			const char *child_comm;
+			int64_t child_tid;
+			int64_t child_pid;
+		} fork;
+
+		/* sched_process_exit and sched_process_free */
+		struct {
+			const char *comm;
+			int64_t tid;
+		} exit;
+
+		struct {
+			int64_t tid;
+			int64_t pid;
+			int64_t ppid;
+			const char *name;
+		} statedump;
+
+		struct {
+			int64_t vcpu_id;
+		} kvm_entry;
+
+		struct {
+			int64_t exit_reason;
+			int64_t isa;         /* 1 VMX, 2 SVM, VM_FIELD_MISSING if absent */
+		} kvm_exit;
+
+		/* the four vmsync events */
+		struct {
+			int64_t cnt;
+			int64_t vm_uid;      /* u64 on the wire, kept as its bit pattern */
+		} vmsync;
+
+		/* vm:vcpu_state */
+		struct {
+			const char *vm;
+			int64_t vcpu;
+			const char *mode;
+			int64_t host_tid;
+			int64_t pcpu;
+			int64_t exit_reason;
+		} vcpu_state;
+	} u;
+};
+
+#endif /* VM_EVENT_H */

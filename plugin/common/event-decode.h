@@ -1,0 +1,31 @@
+#ifndef VM_COMMON_EVENT_DECODE_H
+#define VM_COMMON_EVENT_DECODE_H
+
+/*
+ * Translation of babeltrace2 event messages into the library's plain events
+ * (lib/event.h). Event classes are recognized by name once and cached, so
+ * the per-event cost is a hash lookup on the event class plus reading the
+ * fields the analysis needs.
+ */
+
+#include <stdbool.h>
+#include <babeltrace2/babeltrace.h>
+
+#include "event.h"
+
+struct event_decoder;
+
+struct event_decoder *event_decoder_create(void);
+void event_decoder_destroy(struct event_decoder *decoder);
+
+/*
+ * Fills `out` from an event message whose default clock snapshot gives
+ * out->ts (ns from origin). `out->machine` is left to the caller. Returns
+ * false when the event is not one the analysis uses (out->kind is then
+ * VM_EVENT_OTHER). Missing integer fields read VM_FIELD_MISSING, missing
+ * strings "".
+ */
+bool event_decoder_decode(struct event_decoder *decoder,
+		const bt_message *event_msg, struct vm_event *out);
+
+#endif /* VM_COMMON_EVENT_DECODE_H */
