@@ -6,13 +6,13 @@
 static void feed_threads(struct vm_writer *w)
 {
 	const struct vm_thread_interval running = {
-		"guest1", 42, "worker", "running", 1000, 2500, 1, -1,
+		"guest1", 42, "worker", "running", 1000, 2500, 1, -1, 1,
 	};
 	const struct vm_thread_interval exit = {
-		"guest1", 42, "worker", "hypervisor", 2500, 2600, 1, 48,
+		"guest1", 42, "worker", "hypervisor", 2500, 2600, 1, 48, 1,
 	};
 	const struct vm_thread_interval waiting = {
-		"guest1", 43, "", "blocked", 0, 9000, -1, -1,
+		"guest1", 43, "", "blocked", 0, 9000, -1, -1, 1,
 	};
 
 	vm_writer_thread_interval(w, &running);
@@ -41,7 +41,7 @@ static void feed_awkward_comms(struct vm_writer *w)
 
 	for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
 		const struct vm_thread_interval iv = {
-			"g", (int64_t) i + 1, comms[i], "runnable", 1, 2, -1, -1,
+			"g", (int64_t) i + 1, comms[i], "runnable", 1, 2, -1, -1, 1,
 		};
 
 		vm_writer_thread_interval(w, &iv);
@@ -67,10 +67,10 @@ END_TEST
 static void feed_vcpus(struct vm_writer *w)
 {
 	const struct vm_vcpu_interval guest = {
-		"vm,1", 0, "guest", 10, 20, 1234, 3, -1,
+		"vm,1", 0, "guest", 10, 20, 1234, 3, -1, 1,
 	};
 	const struct vm_vcpu_interval halted = {
-		"vm,1", 0, "blocked", 20, 35, 1234, -1, 12,
+		"vm,1", 0, "blocked", 20, 35, 1234, -1, 12, 1,
 	};
 
 	vm_writer_vcpu_interval(w, &guest);

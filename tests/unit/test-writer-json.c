@@ -7,10 +7,10 @@
 static void feed_threads(struct vm_writer *w)
 {
 	const struct vm_thread_interval exit = {
-		"guest1", 42, "worker", "hypervisor", 2500, 2600, 1, 48,
+		"guest1", 42, "worker", "hypervisor", 2500, 2600, 1, 48, 1,
 	};
 	const struct vm_thread_interval waiting = {
-		"guest1", 43, "", "blocked", 0, 9000, -1, -1,
+		"guest1", 43, "", "blocked", 0, 9000, -1, -1, 1,
 	};
 
 	vm_writer_thread_interval(w, &exit);
@@ -33,7 +33,7 @@ END_TEST
 static void feed_vcpus(struct vm_writer *w)
 {
 	const struct vm_vcpu_interval halted = {
-		"vm", 2, "blocked", 20, 35, -1, -1, 12,
+		"vm", 2, "blocked", 20, 35, -1, -1, 12, 1,
 	};
 
 	vm_writer_vcpu_interval(w, &halted);
@@ -77,7 +77,7 @@ static const char *escaped_comm;
 static void feed_escaped_comm(struct vm_writer *w)
 {
 	const struct vm_thread_interval iv = {
-		"m", 1, escaped_comm, "running", 0, 1, -1, -1,
+		"m", 1, escaped_comm, "running", 0, 1, -1, -1, 1,
 	};
 
 	vm_writer_thread_interval(w, &iv);
