@@ -74,8 +74,9 @@ struct vm_writer *vm_writer_create(enum vm_writer_format format,
 		return vm_writer_csv_new(what, out);
 	case VM_WRITER_JSON:
 		return vm_writer_json_new(what, out);
-	case VM_WRITER_TEXT:
 	case VM_WRITER_CHROME:
+		return vm_writer_chrome_new(what, out);
+	case VM_WRITER_TEXT:
 		break;
 	}
 	return NULL;
