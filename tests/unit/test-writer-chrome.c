@@ -82,7 +82,7 @@ START_TEST(threads_events)
 {
 	char *s = write_to_string(VM_WRITER_CHROME, VM_WRITER_THREADS, feed_threads);
 
-	ck_assert_str_eq(s,
+	assert_output_eq(s,
 		"{\"traceEvents\":[\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"guest1\"}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":42,\"name\":\"thread_name\",\"args\":{\"name\":\"worker (42)\"}},\n"
@@ -121,7 +121,7 @@ START_TEST(vcpus_events)
 {
 	char *s = write_to_string(VM_WRITER_CHROME, VM_WRITER_VCPUS, feed_vcpus);
 
-	ck_assert_str_eq(s,
+	assert_output_eq(s,
 		"{\"traceEvents\":[\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"vm\"}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":1073741824,\"name\":\"thread_name\",\"args\":{\"name\":\"vCPU 0\"}},\n"
@@ -149,7 +149,7 @@ START_TEST(exits_as_bars)
 {
 	char *s = write_to_string(VM_WRITER_CHROME, VM_WRITER_EXITS, feed_exits);
 
-	ck_assert_str_eq(s,
+	assert_output_eq(s,
 		"{\"traceEvents\":[\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"vm\"}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":1073741824,\"name\":\"thread_name\",\"args\":{\"name\":\"vCPU 0\"}},\n"
