@@ -92,7 +92,11 @@ static void write_name_metadata(struct chrome_writer *cw, const char *kind,
 
 static struct chrome_machine *machine_of(struct chrome_writer *cw, const char *name)
 {
-	struct chrome_machine *m = g_hash_table_lookup(cw->machines, name);
+	struct chrome_machine *m;
+
+	if (!name)
+		name = "";
+	m = g_hash_table_lookup(cw->machines, name);
 
 	if (m)
 		return m;
