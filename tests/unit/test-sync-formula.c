@@ -23,9 +23,13 @@ START_TEST(rounds_to_nearest)
 	struct vm_sync_formula half = { 0.5L, 0.0L };
 	struct vm_sync_formula shift = { 1.0L, 0.25L };
 
+	/* Halves go upward. */
 	ck_assert_int_eq(vm_sync_formula_apply(&half, 3), 2);	/* 1.5 */
-	ck_assert_int_eq(vm_sync_formula_apply(&half, -3), -2);	/* -1.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, -3), -1);	/* -1.5 */
 	ck_assert_int_eq(vm_sync_formula_apply(&half, 5), 3);	/* 2.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, -5), -2);	/* -2.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, 7), 4);	/* 3.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, -7), -3);	/* -3.5 */
 	ck_assert_int_eq(vm_sync_formula_apply(&shift, 10), 10);
 	ck_assert_int_eq(vm_sync_formula_apply(&shift, -10), -10);
 }
@@ -50,6 +54,8 @@ START_TEST(saturates_instead_of_overflowing)
 	struct vm_sync_formula doubling = { 2.0L, 0.0L };
 	struct vm_sync_formula push_up = { 1.0L, 1000.0L };
 	struct vm_sync_formula push_down = { 1.0L, -1000.0L };
+	struct vm_sync_formula far_up = { 1.0L, 1e30L };
+	struct vm_sync_formula mirror = { -1.0L, 0.0L };
 
 	ck_assert_int_eq(vm_sync_formula_apply(&doubling, INT64_MAX / 2 + 1), INT64_MAX);
 	ck_assert_int_eq(vm_sync_formula_apply(&doubling, INT64_MIN / 2 - 1), INT64_MIN);
@@ -57,6 +63,11 @@ START_TEST(saturates_instead_of_overflowing)
 	ck_assert_int_eq(vm_sync_formula_apply(&push_down, INT64_MIN + 10), INT64_MIN);
 	ck_assert_int_eq(vm_sync_formula_apply(&push_up, INT64_MAX - 1000), INT64_MAX);
 	ck_assert_int_eq(vm_sync_formula_apply(&push_down, INT64_MIN + 1000), INT64_MIN);
+	ck_assert_int_eq(vm_sync_formula_apply(&push_up, INT64_MAX - 1001), INT64_MAX - 1);
+	ck_assert_int_eq(vm_sync_formula_apply(&far_up, INT64_MIN), INT64_MAX);
+	ck_assert_int_eq(vm_sync_formula_apply(&far_up, 0), INT64_MAX);
+	ck_assert_int_eq(vm_sync_formula_apply(&mirror, INT64_MIN), INT64_MAX);
+	ck_assert_int_eq(vm_sync_formula_apply(&mirror, INT64_MAX), -INT64_MAX);
 }
 END_TEST
 
