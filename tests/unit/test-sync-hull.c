@@ -23,6 +23,27 @@ struct step {
 #define T1_SENDS(s, r) true, (s), (r)
 #define T2_SENDS(s, r) false, (s), (r)
 
+/* Bounded on both sides (accurate, or failed after accurate): a_max - a_min
+ * > 0; otherwise 0. */
+static void check_accuracy(const struct vm_sync_hull *hull, size_t step)
+{
+	long double accuracy = vm_sync_hull_accuracy(hull);
+
+	if (vm_sync_hull_quality(hull) == VM_SYNC_ACCURATE)
+		ck_assert_msg(accuracy > 0.0L, "step %zu: accuracy %Lg", step, accuracy);
+	else if (vm_sync_hull_quality(hull) != VM_SYNC_FAIL)
+		ck_assert_msg(accuracy == 0.0L, "step %zu: accuracy %Lg", step, accuracy);
+}
+
+/* The other -> ref map is t / a - b / a. */
+static void check_formula(const struct vm_sync_hull *hull, long double a, long double b)
+{
+	struct vm_sync_formula formula = vm_sync_hull_formula(hull);
+
+	ck_assert(fabsl(formula.slope - 1.0L / a) < 1e-15L);
+	ck_assert(fabsl(formula.offset_ns + b / a) < 1e-15L);
+}
+
 static void replay(const struct step *steps, size_t count)
 {
 	struct vm_sync_hull *hull = vm_sync_hull_create();
@@ -38,12 +59,14 @@ static void replay(const struct step *steps, size_t count)
 			vm_sync_quality_name(vm_sync_hull_quality(hull)),
 			vm_sync_quality_name(step->quality));
 		ck_assert_uint_eq(vm_sync_hull_matches(hull), i + 1);
+		check_accuracy(hull, i);
 		if (!step->check_fit)
 			continue;
 		vm_sync_hull_fit(hull, &a, &b);
 		ck_assert_msg(fabsl(a - step->a) < 1e-15L && fabsl(b - step->b) < 1e-15L,
 			"step %zu: a %.20Lg b %.20Lg, expected %.20Lg %.20Lg",
 			i, a, b, step->a, step->b);
+		check_formula(hull, a, b);
 	}
 	vm_sync_hull_destroy(hull);
 }
@@ -62,6 +85,9 @@ START_TEST(fully_incremental)
 		{ T1_SENDS(7, 4), VM_SYNC_ACCURATE, true, 0.375L, 1.625L },
 		/* The hulls cross: fail, and the last good fit stays. */
 		{ T2_SENDS(7, 3), VM_SYNC_FAIL, true, 0.375L, 1.625L },
+		/* Even with new points beyond the lines. */
+		{ T1_SENDS(9, 100), VM_SYNC_FAIL, true, 0.375L, 1.625L },
+		{ T2_SENDS(1, 50), VM_SYNC_FAIL, true, 0.375L, 1.625L },
 	};
 
 	replay(steps, G_N_ELEMENTS(steps));
