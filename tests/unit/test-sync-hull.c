@@ -123,6 +123,32 @@ START_TEST(disjoint)
 }
 END_TEST
 
+/*
+ * Four crafted messages whose hull bisector has a negative slope: such a map
+ * would reverse time, so the previous fit stays (and the quality still
+ * follows Trace Compass).
+ */
+START_TEST(time_never_runs_backwards)
+{
+	struct vm_sync_hull *hull = vm_sync_hull_create();
+	long double a_before, b_before, a, b;
+	struct vm_sync_formula formula;
+
+	vm_sync_hull_add_match(hull, true, 0, 100);	/* point (0, 100) */
+	vm_sync_hull_add_match(hull, false, 80, 1);	/* point (1, 80) */
+	vm_sync_hull_add_match(hull, true, 10, 20);	/* point (10, 20) */
+	vm_sync_hull_fit(hull, &a_before, &b_before);
+	ck_assert(a_before > 0);
+	vm_sync_hull_add_match(hull, false, 0, 12);	/* point (12, 0) */
+	ck_assert_int_eq(vm_sync_hull_quality(hull), VM_SYNC_ACCURATE);
+	vm_sync_hull_fit(hull, &a, &b);
+	ck_assert(a == a_before && b == b_before);
+	formula = vm_sync_hull_formula(hull);
+	ck_assert(formula.slope > 0);
+	vm_sync_hull_destroy(hull);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sync-hull");
@@ -133,6 +159,7 @@ int main(void)
 	tcase_add_test(tc, fully_incremental);
 	tcase_add_test(tc, one_hull);
 	tcase_add_test(tc, disjoint);
+	tcase_add_test(tc, time_never_runs_backwards);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
