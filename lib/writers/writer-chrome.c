@@ -29,7 +29,30 @@ struct chrome_writer {
 	GHashTable *machines;   /* name -> struct chrome_machine */
 	int64_t next_pid;
 	bool any_event;
+	bool has_origin;
+	int64_t origin_ns;      /* Unix time that ts 0 stands for */
 };
+
+#define NS_PER_DAY (INT64_C(86400) * 1000000000)
+
+/*
+ * Viewers parse ts into a double: at Unix-epoch scale (1.7e15 us) that
+ * keeps a quarter of a microsecond, so back-to-back slices would overlap
+ * and be dropped as badly nested. Times are therefore written relative to
+ * an origin near the data, where a double keeps every nanosecond: the UTC
+ * midnight a day before the first interval written (intervals are written
+ * when they end, so later ones may begin earlier). Times already that close
+ * to 0 keep 0. The origin is given in otherData.
+ */
+static int64_t trace_time(struct chrome_writer *cw, int64_t unix_ns)
+{
+	if (!cw->has_origin) {
+		cw->has_origin = true;
+		if (unix_ns >= 2 * NS_PER_DAY)
+			cw->origin_ns = (unix_ns / NS_PER_DAY - 1) * NS_PER_DAY;
+	}
+	return unix_ns - cw->origin_ns;
+}
 
 static int64_t *new_int64(int64_t value)
 {
@@ -135,8 +158,8 @@ static void write_us(FILE *out, int64_t ns)
 		magnitude / 1000, magnitude % 1000);
 }
 
-/* Opens a complete event; the caller writes its args members and closes
- * it with close_complete_event(). */
+/* Opens a complete event (times already relative to the origin); the
+ * caller writes its args members and closes it with close_complete_event(). */
 static FILE *open_complete_event(struct chrome_writer *cw, int64_t pid,
 		int64_t tid, const char *name, int64_t begin_ns, int64_t end_ns)
 {
@@ -198,7 +221,7 @@ static void write_thread_on_vcpu_track(struct chrome_writer *cw,
 {
 	char *thread_name = thread_track_name(iv);
 	FILE *out = open_complete_event(cw, m->pid, vcpu_track(cw, m, iv->vcpu),
-		thread_name, iv->begin_ns, iv->end_ns);
+		thread_name, trace_time(cw, iv->begin_ns), trace_time(cw, iv->end_ns));
 	bool first = true;
 
 	write_int_arg(out, &first, "tid", iv->tid);
@@ -214,7 +237,7 @@ static void chrome_thread_interval(struct vm_writer *w, const struct vm_thread_i
 	struct chrome_machine *m = machine_of(cw, iv->machine);
 	int64_t tid = thread_track(cw, m, iv);
 	FILE *out = open_complete_event(cw, m->pid, tid, iv->state,
-		iv->begin_ns, iv->end_ns);
+		trace_time(cw, iv->begin_ns), trace_time(cw, iv->end_ns));
 	bool first = true;
 
 	if (iv->vcpu != -1)
@@ -231,7 +254,7 @@ static void chrome_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_inter
 	struct chrome_machine *m = machine_of(cw, iv->machine);
 	int64_t tid = vcpu_track(cw, m, iv->vcpu);
 	FILE *out = open_complete_event(cw, m->pid, tid, iv->mode,
-		iv->begin_ns, iv->end_ns);
+		trace_time(cw, iv->begin_ns), trace_time(cw, iv->end_ns));
 	bool first = true;
 
 	if (iv->host_tid != -1)
@@ -286,9 +309,15 @@ static void chrome_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 	g_free(label);
 }
 
+/* The origin goes as a string: as a JSON number, JavaScript would round
+ * it. */
 static void chrome_finish(struct vm_writer *w)
 {
-	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", w->out);
+	struct chrome_writer *cw = (struct chrome_writer *) w;
+
+	fprintf(w->out, "\n],\"displayTimeUnit\":\"ns\","
+		"\"otherData\":{\"ts_origin_unix_ns\":\"%" PRId64 "\"}}\n",
+		cw->origin_ns);
 }
 
 static void chrome_destroy(struct vm_writer *w)

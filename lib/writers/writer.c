@@ -70,14 +70,14 @@ struct vm_writer *vm_writer_create(enum vm_writer_format format,
 		enum vm_writer_what what, FILE *out)
 {
 	switch (format) {
+	case VM_WRITER_TEXT:
+		return vm_writer_text_new(what, out);
 	case VM_WRITER_CSV:
 		return vm_writer_csv_new(what, out);
 	case VM_WRITER_JSON:
 		return vm_writer_json_new(what, out);
 	case VM_WRITER_CHROME:
 		return vm_writer_chrome_new(what, out);
-	case VM_WRITER_TEXT:
-		break;
 	}
 	return NULL;
 }

@@ -17,7 +17,7 @@ static const char chrome_shape_check[] =
 	"import json, sys\n"
 	"doc = json.load(sys.stdin)\n"
 	"assert doc['displayTimeUnit'] == 'ns'\n"
-	"procs, tracks = set(), set()\n"
+	"procs, tracks, ends_by_track = set(), set(), {}\n"
 	"for e in doc['traceEvents']:\n"
 	"    if e['ph'] == 'M' and e['name'] == 'process_name':\n"
 	"        procs.add(e['pid'])\n"
@@ -26,7 +26,15 @@ static const char chrome_shape_check[] =
 	"    else:\n"
 	"        assert e['ph'] == 'X', e\n"
 	"        assert e['pid'] in procs and (e['pid'], e['tid']) in tracks, e\n"
-	"        assert isinstance(e['ts'], (int, float)) and e['dur'] >= 0, e\n";
+	"        assert isinstance(e['ts'], (int, float)) and e['dur'] >= 0, e\n"
+	/* Slices of a track must not overlap, or viewers drop them; 0.5 ns of
+	 * slack for the float sum. */
+	"        ends = ends_by_track.setdefault((e['pid'], e['tid']), [])\n"
+	"        ends.append((e['ts'], e['ts'] + e['dur']))\n"
+	"for ends in ends_by_track.values():\n"
+	"    ends.sort()\n"
+	"    for (_, end), (begin, _) in zip(ends, ends[1:]):\n"
+	"        assert begin >= end - 0.0005, (end, begin)\n";
 
 static int python_exit_status(const char *text)
 {
@@ -64,8 +72,7 @@ static void feed_threads(struct vm_writer *w)
 	};
 	const struct vm_thread_interval waiting = {
 		.machine = "guest2", .tid = 7, .comm = "say \"hi\"", .state = "blocked",
-		.begin_ns = 1700000000123456789, .end_ns = 1700000000123457790,
-		.vcpu = -1, .reason = -1,
+		.begin_ns = 5000, .end_ns = 6001, .vcpu = -1, .reason = -1,
 	};
 	const struct vm_thread_interval renamed = {
 		.machine = "guest1", .tid = 42, .comm = "sh", .state = "runnable",
@@ -82,7 +89,7 @@ START_TEST(threads_events)
 {
 	char *s = write_to_string(VM_WRITER_CHROME, VM_WRITER_THREADS, feed_threads);
 
-	ck_assert_str_eq(s,
+	assert_output_eq(s,
 		"{\"traceEvents\":[\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"guest1\"}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":42,\"name\":\"thread_name\",\"args\":{\"name\":\"worker (42)\"}},\n"
@@ -93,10 +100,10 @@ START_TEST(threads_events)
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":1073741825,\"ts\":2.500,\"dur\":0.100,\"name\":\"worker (42)\",\"args\":{\"tid\":42,\"state\":\"hypervisor\",\"reason\":48,\"exit\":\"EPT_VIOLATION\"}},\n"
 		"{\"ph\":\"M\",\"pid\":2,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"guest2\"}},\n"
 		"{\"ph\":\"M\",\"pid\":2,\"tid\":7,\"name\":\"thread_name\",\"args\":{\"name\":\"say \\\"hi\\\" (7)\"}},\n"
-		"{\"ph\":\"X\",\"pid\":2,\"tid\":7,\"ts\":1700000000123456.789,\"dur\":1.001,\"name\":\"blocked\",\"args\":{}},\n"
+		"{\"ph\":\"X\",\"pid\":2,\"tid\":7,\"ts\":5.000,\"dur\":1.001,\"name\":\"blocked\",\"args\":{}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":42,\"name\":\"thread_name\",\"args\":{\"name\":\"sh (42)\"}},\n"
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":42,\"ts\":2.600,\"dur\":0.001,\"name\":\"runnable\",\"args\":{}}\n"
-		"],\"displayTimeUnit\":\"ns\"}\n");
+		"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"ts_origin_unix_ns\":\"0\"}}\n");
 	ck_assert_int_eq(python_exit_status(s), 0);
 	free(s);
 }
@@ -121,13 +128,13 @@ START_TEST(vcpus_events)
 {
 	char *s = write_to_string(VM_WRITER_CHROME, VM_WRITER_VCPUS, feed_vcpus);
 
-	ck_assert_str_eq(s,
+	assert_output_eq(s,
 		"{\"traceEvents\":[\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"vm\"}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":1073741824,\"name\":\"thread_name\",\"args\":{\"name\":\"vCPU 0\"}},\n"
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":1073741824,\"ts\":0.010,\"dur\":0.010,\"name\":\"guest\",\"args\":{\"host_tid\":1234,\"pcpu\":3}},\n"
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":1073741824,\"ts\":0.020,\"dur\":0.015,\"name\":\"hypervisor\",\"args\":{\"host_tid\":1234,\"reason\":1024,\"exit\":\"npf\"}}\n"
-		"],\"displayTimeUnit\":\"ns\"}\n");
+		"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"ts_origin_unix_ns\":\"0\"}}\n");
 	ck_assert_int_eq(python_exit_status(s), 0);
 	free(s);
 }
@@ -149,7 +156,7 @@ START_TEST(exits_as_bars)
 {
 	char *s = write_to_string(VM_WRITER_CHROME, VM_WRITER_EXITS, feed_exits);
 
-	ck_assert_str_eq(s,
+	assert_output_eq(s,
 		"{\"traceEvents\":[\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"vm\"}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":1073741824,\"name\":\"thread_name\",\"args\":{\"name\":\"vCPU 0\"}},\n"
@@ -157,7 +164,50 @@ START_TEST(exits_as_bars)
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":1073741824,\"ts\":1.000,\"dur\":0.500,\"name\":\"IO_INSTRUCTION\",\"args\":{\"reason\":30,\"count\":2,\"total_ns\":500,\"min_ns\":200,\"max_ns\":300,\"mean_ns\":250}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":1073741825,\"name\":\"thread_name\",\"args\":{\"name\":\"vCPU 1\"}},\n"
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":1073741825,\"ts\":0.000,\"dur\":0.005,\"name\":\"4242\",\"args\":{\"reason\":4242,\"count\":1,\"total_ns\":5,\"min_ns\":5,\"max_ns\":5,\"mean_ns\":5}}\n"
-		"],\"displayTimeUnit\":\"ns\"}\n");
+		"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"ts_origin_unix_ns\":\"0\"}}\n");
+	ck_assert_int_eq(python_exit_status(s), 0);
+	free(s);
+}
+END_TEST
+
+static void feed_epoch_times(struct vm_writer *w)
+{
+	/* Written when they end: the second begins before the first. */
+	const struct vm_thread_interval first = {
+		.machine = "g", .tid = 5, .comm = "a", .state = "running",
+		.begin_ns = 1700000000123456789, .end_ns = 1700000000123457790,
+		.vcpu = 0, .reason = -1,
+	};
+	const struct vm_thread_interval earlier = {
+		.machine = "g", .tid = 6, .comm = "b", .state = "running",
+		.begin_ns = 1700000000123455788, .end_ns = 1700000000123456789,
+		.vcpu = 0, .reason = -1,
+	};
+	const struct vm_thread_interval after = {
+		.machine = "g", .tid = 5, .comm = "a", .state = "hypervisor",
+		.begin_ns = 1700000000123457790, .end_ns = 1700000000123457791,
+		.vcpu = 0, .reason = -1,
+	};
+
+	vm_writer_thread_interval(w, &first);
+	vm_writer_thread_interval(w, &earlier);
+	vm_writer_thread_interval(w, &after);
+}
+
+/*
+ * 1700000000123456789 ns is 2023-11-14 22:13:20.123456789 UTC; the origin is
+ * the UTC midnight a day before that day's: 2023-11-13 00:00.
+ */
+START_TEST(epoch_times_keep_nanoseconds)
+{
+	char *s = write_to_string(VM_WRITER_CHROME, VM_WRITER_THREADS, feed_epoch_times);
+
+	ck_assert_ptr_nonnull(strstr(s, "\"tid\":5,\"ts\":166400123456.789,\"dur\":1.001,"));
+	ck_assert_ptr_nonnull(strstr(s, "\"tid\":6,\"ts\":166400123455.788,\"dur\":1.001,"));
+	ck_assert_ptr_nonnull(strstr(s, "\"tid\":5,\"ts\":166400123457.790,\"dur\":0.001,"));
+	ck_assert_ptr_nonnull(strstr(s,
+		"\"otherData\":{\"ts_origin_unix_ns\":\"1699833600000000000\"}}\n"));
+	/* Back to back on the vCPU track, to the nanosecond, once parsed. */
 	ck_assert_int_eq(python_exit_status(s), 0);
 	free(s);
 }
@@ -172,7 +222,8 @@ START_TEST(empty_trace_is_valid_json)
 {
 	char *s = write_to_string(VM_WRITER_CHROME, VM_WRITER_THREADS, feed_nothing);
 
-	ck_assert_str_eq(s, "{\"traceEvents\":[\n],\"displayTimeUnit\":\"ns\"}\n");
+	ck_assert_str_eq(s, "{\"traceEvents\":[\n],\"displayTimeUnit\":\"ns\","
+		"\"otherData\":{\"ts_origin_unix_ns\":\"0\"}}\n");
 	ck_assert_int_eq(python_exit_status(s), 0);
 	free(s);
 }
@@ -231,6 +282,7 @@ int main(void)
 	tcase_add_test(tc, threads_events);
 	tcase_add_test(tc, vcpus_events);
 	tcase_add_test(tc, exits_as_bars);
+	tcase_add_test(tc, epoch_times_keep_nanoseconds);
 	tcase_add_test(tc, empty_trace_is_valid_json);
 	tcase_add_test(tc, awkward_names_stay_valid_json);
 	tcase_add_test(tc, shape_check_rejects_broken_output);

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "writers/writer.h"
 
@@ -28,6 +29,16 @@ static inline char *write_to_string(enum vm_writer_format format,
 	vm_writer_destroy(w);
 	ck_assert_int_eq(fclose(out), 0);
 	return buf;
+}
+
+/* Like ck_assert_str_eq, for outputs longer than check's message limit:
+ * both texts go to stderr, the failure message stays short. */
+static inline void assert_output_eq(const char *actual, const char *expected)
+{
+	if (strcmp(actual, expected) == 0)
+		return;
+	fprintf(stderr, "--- expected:\n%s--- actual:\n%s---\n", expected, actual);
+	ck_abort_msg("output differs from the expected text (see stderr)");
 }
 
 static inline int run_suite(Suite *s)
