@@ -8,9 +8,13 @@
 #define ACCEPTED_WHATS "\"threads\", \"vcpus\" or \"exits\""
 
 struct parse_context {
-	bt_self_component *self_comp;
 	struct threads_params *out;
-	bool ok;
+	/*
+	 * What is wrong, one message per bad parameter: the error causes are
+	 * appended after the map iteration, which must not end with an error
+	 * pending on the thread.
+	 */
+	GPtrArray *problems;
 };
 
 static bool fail(struct parse_context *ctx, const char *format, ...) G_GNUC_PRINTF(2, 3);
@@ -23,9 +27,7 @@ static bool fail(struct parse_context *ctx, const char *format, ...)
 	va_start(args, format);
 	message = g_strdup_vprintf(format, args);
 	va_end(args);
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(ctx->self_comp, "%s", message);
-	g_free(message);
-	ctx->ok = false;
+	g_ptr_array_add(ctx->problems, message);
 	return false;
 }
 
@@ -100,16 +102,22 @@ static bt_value_map_foreach_entry_const_func_status parse_entry(const char *key,
 bool threads_params_parse(const bt_value *params, bt_self_component *self_comp,
 		struct threads_params *out)
 {
-	struct parse_context ctx = { self_comp, out, true };
+	struct parse_context ctx = { out, g_ptr_array_new_with_free_func(g_free) };
+	bool ok;
 
 	out->format = VM_WRITER_TEXT;
 	out->what = VM_WRITER_THREADS;
 	out->path = NULL;
 	if (params && bt_value_is_map(params))
 		bt_value_map_foreach_entry_const(params, parse_entry, &ctx);
-	if (!ctx.ok)
+	for (guint i = 0; i < ctx.problems->len; i++)
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp, "%s",
+			(const char *) ctx.problems->pdata[i]);
+	ok = ctx.problems->len == 0;
+	g_ptr_array_unref(ctx.problems);
+	if (!ok)
 		threads_params_clear(out);
-	return ctx.ok;
+	return ok;
 }
 
 void threads_params_clear(struct threads_params *params)
