@@ -7,6 +7,8 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "threads/threads-sink.h"
+
 BT_PLUGIN_MODULE();
 
 BT_PLUGIN(vm);
@@ -15,3 +17,12 @@ BT_PLUGIN_DESCRIPTION("Virtual machine trace analysis: synchronize host and gues
 BT_PLUGIN_AUTHOR("The vm plugin developers");
 BT_PLUGIN_LICENSE("MIT");
 BT_PLUGIN_VERSION(0, 1, 0, "");
+
+/* sink.vm.threads */
+BT_PLUGIN_SINK_COMPONENT_CLASS(threads, threads_sink_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(threads, VM_THREADS_SINK_DESCRIPTION);
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(threads, VM_THREADS_SINK_HELP);
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(threads, threads_sink_initialize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(threads, threads_sink_finalize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(threads,
+	threads_sink_graph_is_configured);
