@@ -7,6 +7,8 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "correlate/correlate.h"
+
 BT_PLUGIN_MODULE();
 
 BT_PLUGIN(vm);
@@ -15,3 +17,17 @@ BT_PLUGIN_DESCRIPTION("Virtual machine trace analysis: synchronize host and gues
 BT_PLUGIN_AUTHOR("The vm plugin developers");
 BT_PLUGIN_LICENSE("MIT");
 BT_PLUGIN_VERSION(0, 1, 0, "");
+
+BT_PLUGIN_FILTER_COMPONENT_CLASS(correlate, correlate_msg_iter_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(correlate, CORRELATE_DESCRIPTION);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(correlate, correlate_help);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(correlate, correlate_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(correlate, correlate_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INPUT_PORT_CONNECTED_METHOD(correlate,
+	correlate_input_port_connected);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(correlate,
+	correlate_msg_iter_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(correlate,
+	correlate_msg_iter_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHODS(correlate,
+	correlate_msg_iter_seek_beginning, correlate_msg_iter_can_seek_beginning);
