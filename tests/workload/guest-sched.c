@@ -71,7 +71,7 @@ uint64_t wl_guest_burst_ns(wl_sim *sim, const wl_guest_thread *thread)
 	/* The idle loop runs a moment before the guest halts the vCPU. */
 	if (!thread)
 		return wl_rng_range(&sim->rng, 1000, 3000);
-	return wl_rng_range(&sim->rng, 20000, 2000000);
+	return wl_rng_range(&sim->rng, 10000, 800000);
 }
 
 static void guest_switch(wl_sim *sim, wl_vcpu *vcpu, int64_t prev_state)
@@ -131,6 +131,8 @@ static wl_guest_thread *new_thread(wl_guest *guest, const wl_guest_thread *paren
 	child->wake_ns = NEVER;
 	wl_truth_track_init(&child->track);
 	g_ptr_array_add(guest->threads, child);
+	guest->live_threads++;
+	guest->max_forks--;
 	return child;
 }
 
@@ -155,8 +157,9 @@ static void thread_burst_end(wl_sim *sim, wl_vcpu *vcpu)
 	if (thread->forked && wl_rng_chance(&sim->rng, 15)) {
 		wl_guest_emit(sim, vcpu, "sched_process_exit", "comm=\"%s\" tid=%d prio=%d",
 			      thread->comm, thread->tid, KERNEL_PRIO);
+		guest->live_threads--;
 		guest_switch(sim, vcpu, PREV_ZOMBIE);
-	} else if ((int)guest->threads->len < guest->max_threads &&
+	} else if (guest->live_threads < guest->max_threads && guest->max_forks > 0 &&
 		   wl_rng_chance(&sim->rng, 20)) {
 		fork_thread(sim, vcpu);
 	} else if (wl_rng_chance(&sim->rng, 550)) {

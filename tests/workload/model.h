@@ -136,7 +136,9 @@ typedef struct wl_guest {
 	uint64_t next_vmsync_ns;
 	uint32_t vmsync_cnt;
 	int next_tid;
-	int max_threads;
+	int live_threads; /* not exited */
+	int max_threads; /* live at once */
+	int max_forks; /* in the whole run: bounds the thread list */
 } wl_guest;
 
 typedef struct wl_sim {

@@ -131,7 +131,9 @@ static void add_guest_threads(wl_sim *sim, wl_guest *guest)
 		wl_truth_track_init(&thread->track);
 		g_ptr_array_add(guest->threads, thread);
 	}
+	guest->live_threads = sim->opt.threads;
 	guest->max_threads = 2 * sim->opt.threads;
+	guest->max_forks = 8 * sim->opt.threads;
 }
 
 static void add_vcpus(wl_sim *sim, wl_guest *guest)
