@@ -250,13 +250,15 @@ def check_scenarios():
 
 
 def source_message_times(stub_path):
-    """Clock values of the source's messages, in the order it emits them."""
+    """Clock values of the source's messages, in the order it emits them, and
+    its INFO log (which says whether the file was streamed or sorted)."""
     proc = vmtest.babeltrace2(
-        ["run", "--component=stub:source.vmstub.stub",
+        ["run", "--component=stub:source.vmstub.stub", "--log-level=INFO",
          "--params=path=\"%s\"" % stub_path,
          "--component=details:sink.text.details", "--params=with-metadata=no",
          "--connect=stub:details"], plugin_paths=[vmtest.STUBGEN_PLUGIN_DIR])
-    return [int(value) for value in re.findall(r"^\[(\d+) cycles", proc.stdout, re.M)]
+    times = [int(value) for value in re.findall(r"^\[(\d+) cycles", proc.stdout, re.M)]
+    return times, proc.stderr
 
 
 def write(tmp, name, text):
@@ -273,10 +275,12 @@ def check_order_and_sorting(tmp):
     ordered = write(tmp, "ordered.stub", "cpus 3\npacket-size 7\n" + "\n".join(lines) + "\n")
     by_cpu = sorted(lines, key=lambda line: -int(line.split()[1]))
     shuffled = write(tmp, "shuffled.stub", "cpus 3\npacket-size 7\n" + "\n".join(by_cpu) + "\n")
-    for path in (ordered, shuffled):
-        times = source_message_times(path)
+    for path, mode in ((ordered, "streamed"), (shuffled, "not time-ordered: loaded and sorted")):
+        times, log = source_message_times(path)
         if times != sorted(times) or len(times) < 150:
             vmtest.fail("%s: source messages not in time order: %s" % (path, times[:40]))
+        if "150 events on 3 CPU(s), " + mode not in log:
+            vmtest.fail("%s: expected the source to say `%s`:\n%s" % (path, mode, log))
         check_stub(path, path + "-ctf")
     print("ok: global order, streamed and sorted")
 
