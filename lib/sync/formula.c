@@ -16,35 +16,57 @@ struct vm_sync_formula vm_sync_formula_identity(void)
 	return identity;
 }
 
-/* v rounded to the nearest integer (halves away from zero), saturated. */
+/* 2^63, exact in both candidate types. */
+#define TWO_POW_63 ((vm_sync_wide) 9223372036854775808.0L)
+
+/*
+ * v rounded to the nearest integer, halves upward (floor(v + 1/2), so that
+ * t + round(v) == round(t + v) for any integer t), saturated.
+ */
 static int64_t round_saturated(vm_sync_wide v)
 {
-	/* 2^63 is exact in both candidate types. */
-	const vm_sync_wide limit = (vm_sync_wide) 9223372036854775808.0L;
 	int64_t whole;
-	vm_sync_wide fraction;
 
 	if (v != v)
 		return 0;	/* NaN: from a degenerate formula, nothing sensible */
-	if (v >= limit - (vm_sync_wide) 0.5)
+	if (v >= TWO_POW_63 - (vm_sync_wide) 0.5)
 		return INT64_MAX;
-	if (v <= -limit - (vm_sync_wide) 0.5)
+	if (v < -TWO_POW_63)
 		return INT64_MIN;
 	whole = (int64_t) v;	/* truncates toward zero */
-	fraction = v - (vm_sync_wide) whole;	/* exact: |v| < 2^63 */
-	if (fraction >= (vm_sync_wide) 0.5)
+	if ((vm_sync_wide) whole > v)
+		whole--;	/* now floor(v) */
+	/* v - whole is exact: both are below 2^63 in magnitude. */
+	if (v - (vm_sync_wide) whole >= (vm_sync_wide) 0.5)
 		whole++;
-	else if (fraction <= (vm_sync_wide) -0.5)
-		whole--;
 	return whole;
+}
+
+static int64_t add_saturated(int64_t t, int64_t delta)
+{
+	if (delta > 0 && t > INT64_MAX - delta)
+		return INT64_MAX;
+	if (delta < 0 && t < INT64_MIN - delta)
+		return INT64_MIN;
+	return t + delta;
 }
 
 int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t)
 {
-	vm_sync_wide mapped = (vm_sync_wide) formula->slope * (vm_sync_wide) t +
-		(vm_sync_wide) formula->offset_ns;
+	/*
+	 * t + ((slope - 1) * t + offset): t stays an exact integer and only the
+	 * correction is rounded. slope - 1 is exact for slopes in [0.5, 2]
+	 * (Sterbenz), and for clocks the correction is small, so it keeps many
+	 * fractional bits even in a 64-bit mantissa.
+	 */
+	vm_sync_wide slope = (vm_sync_wide) formula->slope;
+	vm_sync_wide offset = (vm_sync_wide) formula->offset_ns;
+	vm_sync_wide correction = (slope - 1) * (vm_sync_wide) t + offset;
 
-	return round_saturated(mapped);
+	if (correction > -TWO_POW_63 && correction < TWO_POW_63)
+		return add_saturated(t, round_saturated(correction));
+	/* Far out of range: only saturation matters. */
+	return round_saturated(slope * (vm_sync_wide) t + offset);
 }
 
 struct vm_sync_formula vm_sync_formula_compose(const struct vm_sync_formula *f,

@@ -151,6 +151,31 @@ static void adjust_bound(struct vm_sync_line *line, GArray *other_hull, int sign
 		line->p[0] = none;
 }
 
+/*
+ * The bisector of lmax and lmin becomes the fit, unless its slope is not
+ * positive: a handful of pathological points can give that, and such a map
+ * would run time backwards. Trace Compass would adopt it; here the previous
+ * fit stays until the hull gives a sensible one.
+ */
+static void adopt_fit(struct vm_sync_hull *hull, struct vm_sync_slope slope_max,
+		struct vm_sync_slope slope_min, bool bounded)
+{
+	vm_sync_wide a_max = vm_sync_slope_value(slope_max);
+	vm_sync_wide a_min = vm_sync_slope_value(slope_min);
+	vm_sync_wide a = (a_max + a_min) / 2;
+	vm_sync_wide b_min, b_max;
+
+	if (!(a > 0))
+		return;
+	b_min = vm_sync_point_intercept(&hull->lmax.p[1], a_max);
+	b_max = vm_sync_point_intercept(&hull->lmin.p[1], a_min);
+	hull->a_max = a_max;
+	hull->a_min = a_min;
+	hull->a = a;
+	hull->b = (b_min + b_max) / 2;
+	hull->bounded = bounded;
+}
+
 /* The fit when both lines can have a slope (at least one has an origin). */
 static void fit_lines(struct vm_sync_hull *hull)
 {
@@ -170,17 +195,8 @@ static void fit_lines(struct vm_sync_hull *hull)
 	else
 		quality = VM_SYNC_FAIL;	/* the lines cross */
 
-	if (quality != VM_SYNC_FAIL) {
-		vm_sync_wide b_min, b_max;
-
-		hull->a_max = vm_sync_slope_value(slope_max);
-		hull->a_min = vm_sync_slope_value(slope_min);
-		b_min = vm_sync_point_intercept(&hull->lmax.p[1], hull->a_max);
-		b_max = vm_sync_point_intercept(&hull->lmin.p[1], hull->a_min);
-		hull->a = (hull->a_max + hull->a_min) / 2;
-		hull->b = (b_min + b_max) / 2;
-		hull->bounded = bounded;
-	}
+	if (quality != VM_SYNC_FAIL)
+		adopt_fit(hull, slope_max, slope_min, bounded);
 	hull->quality = quality;
 }
 

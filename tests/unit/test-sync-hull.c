@@ -23,6 +23,27 @@ struct step {
 #define T1_SENDS(s, r) true, (s), (r)
 #define T2_SENDS(s, r) false, (s), (r)
 
+/* Bounded on both sides (accurate, or failed after accurate): a_max - a_min
+ * > 0; otherwise 0. */
+static void check_accuracy(const struct vm_sync_hull *hull, size_t step)
+{
+	long double accuracy = vm_sync_hull_accuracy(hull);
+
+	if (vm_sync_hull_quality(hull) == VM_SYNC_ACCURATE)
+		ck_assert_msg(accuracy > 0.0L, "step %zu: accuracy %Lg", step, accuracy);
+	else if (vm_sync_hull_quality(hull) != VM_SYNC_FAIL)
+		ck_assert_msg(accuracy == 0.0L, "step %zu: accuracy %Lg", step, accuracy);
+}
+
+/* The other -> ref map is t / a - b / a. */
+static void check_formula(const struct vm_sync_hull *hull, long double a, long double b)
+{
+	struct vm_sync_formula formula = vm_sync_hull_formula(hull);
+
+	ck_assert(fabsl(formula.slope - 1.0L / a) < 1e-15L);
+	ck_assert(fabsl(formula.offset_ns + b / a) < 1e-15L);
+}
+
 static void replay(const struct step *steps, size_t count)
 {
 	struct vm_sync_hull *hull = vm_sync_hull_create();
@@ -38,12 +59,14 @@ static void replay(const struct step *steps, size_t count)
 			vm_sync_quality_name(vm_sync_hull_quality(hull)),
 			vm_sync_quality_name(step->quality));
 		ck_assert_uint_eq(vm_sync_hull_matches(hull), i + 1);
+		check_accuracy(hull, i);
 		if (!step->check_fit)
 			continue;
 		vm_sync_hull_fit(hull, &a, &b);
 		ck_assert_msg(fabsl(a - step->a) < 1e-15L && fabsl(b - step->b) < 1e-15L,
 			"step %zu: a %.20Lg b %.20Lg, expected %.20Lg %.20Lg",
 			i, a, b, step->a, step->b);
+		check_formula(hull, a, b);
 	}
 	vm_sync_hull_destroy(hull);
 }
@@ -62,6 +85,9 @@ START_TEST(fully_incremental)
 		{ T1_SENDS(7, 4), VM_SYNC_ACCURATE, true, 0.375L, 1.625L },
 		/* The hulls cross: fail, and the last good fit stays. */
 		{ T2_SENDS(7, 3), VM_SYNC_FAIL, true, 0.375L, 1.625L },
+		/* Even with new points beyond the lines. */
+		{ T1_SENDS(9, 100), VM_SYNC_FAIL, true, 0.375L, 1.625L },
+		{ T2_SENDS(1, 50), VM_SYNC_FAIL, true, 0.375L, 1.625L },
 	};
 
 	replay(steps, G_N_ELEMENTS(steps));
@@ -97,6 +123,32 @@ START_TEST(disjoint)
 }
 END_TEST
 
+/*
+ * Four crafted messages whose hull bisector has a negative slope: such a map
+ * would reverse time, so the previous fit stays (and the quality still
+ * follows Trace Compass).
+ */
+START_TEST(time_never_runs_backwards)
+{
+	struct vm_sync_hull *hull = vm_sync_hull_create();
+	long double a_before, b_before, a, b;
+	struct vm_sync_formula formula;
+
+	vm_sync_hull_add_match(hull, true, 0, 100);	/* point (0, 100) */
+	vm_sync_hull_add_match(hull, false, 80, 1);	/* point (1, 80) */
+	vm_sync_hull_add_match(hull, true, 10, 20);	/* point (10, 20) */
+	vm_sync_hull_fit(hull, &a_before, &b_before);
+	ck_assert(a_before > 0);
+	vm_sync_hull_add_match(hull, false, 0, 12);	/* point (12, 0) */
+	ck_assert_int_eq(vm_sync_hull_quality(hull), VM_SYNC_ACCURATE);
+	vm_sync_hull_fit(hull, &a, &b);
+	ck_assert(a == a_before && b == b_before);
+	formula = vm_sync_hull_formula(hull);
+	ck_assert(formula.slope > 0);
+	vm_sync_hull_destroy(hull);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sync-hull");
@@ -107,6 +159,7 @@ int main(void)
 	tcase_add_test(tc, fully_incremental);
 	tcase_add_test(tc, one_hull);
 	tcase_add_test(tc, disjoint);
+	tcase_add_test(tc, time_never_runs_backwards);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
