@@ -41,7 +41,8 @@ struct builtin_event {
  * Field names and types as lttng-modules (2.10 era) declares them: pid_t
  * and int are s32, long is s64, pointers are hexadecimal, comm arrays are
  * text (read back as strings). The enumerations of the statedump (type,
- * mode, submode, status) are written as their s32 container.
+ * mode, submode, status) are written as their s32 container; the `vtids`
+ * sequence of sched_process_fork is left out (the format has no arrays).
  */
 static const struct builtin_event builtin_events[] = {
 	{ "sched_switch", "prev_comm:string prev_tid:s32 prev_prio:s32 prev_state:s64 "
@@ -50,13 +51,15 @@ static const struct builtin_event builtin_events[] = {
 	{ "sched_waking", "comm:string tid:s32 prio:s32 target_cpu:s32" },
 	{ "sched_wakeup_new", "comm:string tid:s32 prio:s32 target_cpu:s32" },
 	{ "sched_process_fork", "parent_comm:string parent_tid:s32 parent_pid:s32 "
-		"child_comm:string child_tid:s32 child_pid:s32" },
+		"parent_ns_inum:u32 child_comm:string child_tid:s32 child_pid:s32 "
+		"child_ns_inum:u32" },
 	{ "sched_process_exit", "comm:string tid:s32 prio:s32" },
 	{ "sched_process_free", "comm:string tid:s32 prio:s32" },
 	{ "lttng_statedump_start", "" },
 	{ "lttng_statedump_end", "" },
 	{ "lttng_statedump_process_state", "tid:s32 vtid:s32 pid:s32 vpid:s32 ppid:s32 "
-		"vppid:s32 name:string type:s32 mode:s32 submode:s32 status:s32 cpu:s32" },
+		"vppid:s32 name:string type:s32 mode:s32 submode:s32 status:s32 ns_level:s32 "
+		"ns_inum:u32 cpu:u32" },
 	{ "kvm_entry", "vcpu_id:u32" },
 	{ "kvm_x86_entry", "vcpu_id:u32" },
 	{ "kvm_exit", "exit_reason:u32 guest_rip:x64 isa:u32 info1:u64 info2:u64" },

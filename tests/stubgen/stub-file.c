@@ -13,7 +13,7 @@
 
 static const char accepted_directives[] =
 	"hostname, clock-offset-s, clock-offset-ns, clock-uuid, tracer, cpus, "
-	"packet-size, event, clock, packet-end-overlap";
+	"packet-size, event, clock, packet-end-overlap, tracer-name";
 
 void stub_header_init(struct stub_header *header, const char *path)
 {
@@ -25,6 +25,7 @@ void stub_header_init(struct stub_header *header, const char *path)
 	memset(header, 0, sizeof(*header));
 	header->hostname = base;
 	header->clock_offset_s = DEFAULT_CLOCK_OFFSET_S;
+	header->tracer_name = g_strdup("lttng-modules");
 	header->tracer_major = 2;
 	header->tracer_minor = 10;
 	header->packet_size = DEFAULT_PACKET_SIZE;
@@ -35,8 +36,10 @@ void stub_header_init(struct stub_header *header, const char *path)
 void stub_header_fini(struct stub_header *header)
 {
 	g_free(header->hostname);
+	g_free(header->tracer_name);
 	stub_event_table_destroy(header->events);
 	header->hostname = NULL;
+	header->tracer_name = NULL;
 	header->events = NULL;
 }
 
@@ -244,6 +247,13 @@ bool stub_header_apply(struct stub_header *header, const struct stub_lexer *lexe
 		g_free(header->hostname);
 		header->hostname = g_strdup(stub_lexer_token(lexer, 1));
 		return true;
+	} else if (strcmp(name, "tracer-name") == 0) {
+		if (!expect_args(lexer, 1, "a tracer name, e.g. lttng-modules", error)) {
+			return false;
+		}
+		g_free(header->tracer_name);
+		header->tracer_name = g_strdup(stub_lexer_token(lexer, 1));
+		return true;
 	} else if (strcmp(name, "clock-offset-s") == 0) {
 		return apply_clock_offset_s(header, lexer, error);
 	} else if (strcmp(name, "clock-offset-ns") == 0) {
@@ -269,6 +279,21 @@ bool stub_header_apply(struct stub_header *header, const struct stub_lexer *lexe
 	g_string_printf(error, "unknown directive `%s`: expecting one of %s, "
 		"or an event line TIMESTAMP CPU NAME [FIELD=VALUE ...]", name, accepted_directives);
 	return false;
+}
+
+bool stub_header_check(const struct stub_header *header, GString *error)
+{
+	/*
+	 * src.ctf.fs 2.0 applies LTTng index fix-ups that assume a clock class:
+	 * it aborts on an LTTng trace without one.
+	 */
+	if (!header->has_clock && g_str_has_prefix(header->tracer_name, "lttng")) {
+		g_string_printf(error, "`clock none` needs a `tracer-name` that does not start "
+			"with `lttng` (now `%s`): babeltrace2's src.ctf.fs aborts on LTTng "
+			"traces without a clock class", header->tracer_name);
+		return false;
+	}
+	return true;
 }
 
 void stub_header_clock_uuid(const struct stub_header *header, uint8_t uuid[16])

@@ -23,6 +23,8 @@ struct stub_header {
 	int64_t clock_offset_ns;
 	bool has_clock_uuid;
 	uint8_t clock_uuid[16];
+	/* env `tracer_name`; only a non-LTTng name allows `clock none` */
+	char *tracer_name;
 	int64_t tracer_major;
 	int64_t tracer_minor;
 	/* 0: one stream per CPU up to the highest CPU of an event line */
@@ -58,6 +60,12 @@ void stub_header_fini(struct stub_header *header);
 /* Applies one directive line (already split); false + `error` when bad. */
 bool stub_header_apply(struct stub_header *header, const struct stub_lexer *lexer,
 		GString *error);
+
+/*
+ * Checks the directives together once the header is complete; false +
+ * `error` when they contradict each other.
+ */
+bool stub_header_check(const struct stub_header *header, GString *error);
 
 /* The clock UUID: given, or derived from the hostname. */
 void stub_header_clock_uuid(const struct stub_header *header, uint8_t uuid[16]);

@@ -93,6 +93,10 @@ static bool scan_lines(struct scan_state *state, FILE *file, GString *error)
 				state->detail->str);
 		}
 	}
+	if (ok && !stub_header_check(&state->scan->header, state->detail)) {
+		g_string_printf(error, "%s: %s", state->path, state->detail->str);
+		ok = false;
+	}
 	if (ok && ferror(file)) {
 		g_string_printf(error, "%s: cannot read: %s", state->path, g_strerror(errno));
 		ok = false;

@@ -168,19 +168,6 @@ void stub_trace_classes_fini(struct stub_trace_classes *classes)
 	memset(classes, 0, sizeof(*classes));
 }
 
-static void derive_trace_uuid(const struct stub_header *header, uint8_t uuid[16])
-{
-	uint8_t clock_uuid[16];
-
-	/* Like LTTng: the trace UUID is not the clock's, but stable too. */
-	stub_header_clock_uuid(header, clock_uuid);
-	for (size_t i = 0; i < 16; i++) {
-		uuid[i] = (uint8_t) (clock_uuid[15 - i] ^ 0x5a);
-	}
-	uuid[6] = (uint8_t) ((uuid[6] & 0x0f) | 0x40);
-	uuid[8] = (uint8_t) ((uuid[8] & 0x3f) | 0x80);
-}
-
 static bool set_environment(bt_trace *trace, const struct stub_header *header)
 {
 	return bt_trace_set_environment_entry_string(trace, "hostname", header->hostname) ==
@@ -189,7 +176,8 @@ static bool set_environment(bt_trace *trace, const struct stub_header *header)
 			BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK &&
 		bt_trace_set_environment_entry_string(trace, "sysname", "Linux") ==
 			BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK &&
-		bt_trace_set_environment_entry_string(trace, "tracer_name", "lttng-modules") ==
+		bt_trace_set_environment_entry_string(trace, "tracer_name",
+			header->tracer_name) ==
 			BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK &&
 		bt_trace_set_environment_entry_integer(trace, "tracer_major",
 			header->tracer_major) == BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK &&
@@ -204,14 +192,12 @@ static bool set_environment(bt_trace *trace, const struct stub_header *header)
 bt_trace *stub_trace_create(const struct stub_trace_classes *classes,
 		const struct stub_header *header)
 {
+	/* No trace UUID: sink.ctf.fs writes a random one anyway. */
 	bt_trace *trace = bt_trace_create(classes->trace_class);
-	uint8_t uuid[16];
 
 	if (!trace) {
 		return NULL;
 	}
-	derive_trace_uuid(header, uuid);
-	bt_trace_set_uuid(trace, uuid);
 	if (bt_trace_set_name(trace, header->hostname) != BT_TRACE_SET_NAME_STATUS_OK ||
 			!set_environment(trace, header)) {
 		bt_trace_put_ref(trace);
