@@ -368,13 +368,37 @@ static bt_message *convert_by_type(struct mirror *mirror, const bt_message *in)
 	return NULL;
 }
 
+static const char *message_type_name(bt_message_type type)
+{
+	switch (type) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return "event";
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		return "stream beginning";
+	case BT_MESSAGE_TYPE_STREAM_END:
+		return "stream end";
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return "packet beginning";
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return "packet end";
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return "discarded events";
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return "discarded packets";
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		return "message iterator inactivity";
+	}
+
+	return "unknown";
+}
+
 bt_message *mirror_convert(struct mirror *mirror, const bt_message *in)
 {
 	bt_message *out = convert_by_type(mirror, in);
 
 	if (!out) {
-		MIRROR_ERROR(mirror, "Cannot mirror a message of type %d on the "
-			"reference time base.", (int) bt_message_get_type(in));
+		MIRROR_ERROR(mirror, "Cannot mirror a %s message on the reference "
+			"time base.", message_type_name(bt_message_get_type(in)));
 	}
 
 	return out;

@@ -13,6 +13,30 @@ static const char *or_unnamed(const char *name)
 	return name ? name : "(unnamed)";
 }
 
+static bt_stream_class *output_stream_class(struct mirror *mirror,
+		const bt_stream_class *in, bt_trace_class *out_tc);
+
+/*
+ * The stream classes the upstream trace class already has, so that the
+ * output trace class shows the same ones from the start; stream classes
+ * added later are copied when their first stream comes.
+ */
+static bool copy_known_stream_classes(struct mirror *mirror,
+		const bt_trace_class *in, bt_trace_class *out)
+{
+	uint64_t count = bt_trace_class_get_stream_class_count(in);
+
+	for (uint64_t i = 0; i < count; i++) {
+		if (!output_stream_class(mirror,
+				bt_trace_class_borrow_stream_class_by_index_const(in, i),
+				out)) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
 static bt_trace_class *output_trace_class(struct mirror *mirror,
 		const bt_trace_class *in)
 {
@@ -34,7 +58,7 @@ static bt_trace_class *output_trace_class(struct mirror *mirror,
 		bt_trace_class_borrow_user_attributes_const(in));
 	bt_trace_class_get_ref(in);
 	mirror_map_insert(&mirror->trace_classes, in, out);
-	return out;
+	return copy_known_stream_classes(mirror, in, out) ? out : NULL;
 }
 
 static bool copy_environment(struct mirror *mirror, const bt_trace *in,
@@ -93,6 +117,9 @@ static bool copy_trace_attributes(struct mirror *mirror, const bt_trace *in,
 	return copy_environment(mirror, in, out);
 }
 
+static bool add_known_streams(struct mirror *mirror, const bt_trace *in,
+		bt_trace *out);
+
 static bt_trace *output_trace(struct mirror *mirror, const bt_trace *in)
 {
 	bt_trace *out = mirror_map_lookup(&mirror->traces, in);
@@ -125,7 +152,7 @@ static bt_trace *output_trace(struct mirror *mirror, const bt_trace *in)
 
 	bt_trace_get_ref(in);
 	mirror_map_insert(&mirror->traces, in, out);
-	return out;
+	return add_known_streams(mirror, in, out) ? out : NULL;
 
 error:
 	bt_trace_put_ref(out);
@@ -279,59 +306,79 @@ error:
 	return NULL;
 }
 
-static bt_stream *create_output_stream(struct mirror *mirror,
-		const bt_stream *in)
+/* A new output stream that mirrors `in`, in `out_trace`, and its mapping. */
+static bt_stream *add_output_stream(struct mirror *mirror, const bt_stream *in,
+		bt_trace *out_trace)
 {
-	bt_trace *out_trace = output_trace(mirror, bt_stream_borrow_trace_const(in));
-	bt_stream_class *out_sc;
-	bt_stream *out;
 	const char *name = bt_stream_get_name(in);
+	bt_stream_class *out_sc = output_stream_class(mirror,
+		bt_stream_borrow_class_const(in), bt_trace_borrow_class(out_trace));
+	bt_stream *out;
 
-	if (!out_trace) {
-		return NULL;
-	}
-
-	out_sc = output_stream_class(mirror, bt_stream_borrow_class_const(in),
-		bt_trace_borrow_class(out_trace));
 	if (!out_sc) {
-		return NULL;
+		goto error;
 	}
 
 	out = bt_stream_create_with_id(out_sc, out_trace, bt_stream_get_id(in));
 	if (!out) {
 		MIRROR_ERROR(mirror, "Cannot create an output stream (out of memory?).");
-		return NULL;
+		goto error;
 	}
 
 	if (name && bt_stream_set_name(out, name)) {
 		MIRROR_ERROR(mirror, "Cannot copy stream name `%s` (out of memory?).",
 			name);
 		bt_stream_put_ref(out);
-		return NULL;
+		goto error;
 	}
 
 	bt_stream_set_user_attributes(out, bt_stream_borrow_user_attributes_const(in));
+	bt_stream_get_ref(in);
+	mirror_map_insert(&mirror->streams, in, out);
 	return out;
+
+error:
+	MIRROR_ERROR(mirror, "Cannot mirror stream %" PRIu64 " (`%s`).",
+		bt_stream_get_id(in), or_unnamed(name));
+	return NULL;
+}
+
+/*
+ * The streams the upstream trace already has, so that the output trace lists
+ * the same ones from the start.
+ */
+static bool add_known_streams(struct mirror *mirror, const bt_trace *in,
+		bt_trace *out)
+{
+	uint64_t count = bt_trace_get_stream_count(in);
+
+	for (uint64_t i = 0; i < count; i++) {
+		if (!add_output_stream(mirror,
+				bt_trace_borrow_stream_by_index_const(in, i), out)) {
+			return false;
+		}
+	}
+
+	return true;
 }
 
 bt_stream *mirror_output_stream(struct mirror *mirror, const bt_stream *in)
 {
 	bt_stream *out = mirror_map_lookup(&mirror->streams, in);
+	bt_trace *out_trace;
 
 	if (out) {
 		return out;
 	}
 
-	out = create_output_stream(mirror, in);
-	if (!out) {
-		MIRROR_ERROR(mirror, "Cannot mirror stream %" PRIu64 " (`%s`).",
-			bt_stream_get_id(in), or_unnamed(bt_stream_get_name(in)));
+	/* A new output trace also mirrors the streams its upstream trace has. */
+	out_trace = output_trace(mirror, bt_stream_borrow_trace_const(in));
+	if (!out_trace) {
 		return NULL;
 	}
 
-	bt_stream_get_ref(in);
-	mirror_map_insert(&mirror->streams, in, out);
-	return out;
+	out = mirror_map_lookup(&mirror->streams, in);
+	return out ? out : add_output_stream(mirror, in, out_trace);
 }
 
 static bool copy_event_class_attributes(struct mirror *mirror,

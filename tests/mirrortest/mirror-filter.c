@@ -6,6 +6,7 @@
  */
 
 #include <inttypes.h>
+#include <string.h>
 #include <glib.h>
 
 #include "correlate/mirror.h"
@@ -14,6 +15,8 @@
 struct mirror_filter {
 	bt_logging_level log_level;
 	struct vm_sync_formula formula;
+	/* Clock class name that gets no formula (tests the error path), or NULL. */
+	gchar *no_formula_for;
 };
 
 struct mirror_filter_iter {
@@ -52,6 +55,28 @@ static bool read_offset(bt_self_component *self_comp, const bt_value *params,
 	return false;
 }
 
+static bool read_no_formula_for(bt_self_component *self_comp,
+		const bt_value *params, gchar **name)
+{
+	const bt_value *value = bt_value_map_borrow_entry_value_const(params,
+		"no-formula-for");
+
+	*name = NULL;
+	if (!value) {
+		return true;
+	}
+
+	if (!bt_value_is_string(value)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"Parameter `no-formula-for` must be a string (a clock class "
+			"name).");
+		return false;
+	}
+
+	*name = g_strdup(bt_value_string_get(value));
+	return true;
+}
+
 bt_component_class_initialize_method_status mirror_filter_initialize(
 		bt_self_component_filter *self_comp_filter,
 		bt_self_component_filter_configuration *config,
@@ -64,7 +89,8 @@ bt_component_class_initialize_method_status mirror_filter_initialize(
 
 	(void) config;
 	(void) init_data;
-	if (!read_offset(self_comp, params, &offset)) {
+	if (!read_offset(self_comp, params, &offset) ||
+			!read_no_formula_for(self_comp, params, &filter->no_formula_for)) {
 		g_free(filter);
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
@@ -88,17 +114,27 @@ bt_component_class_initialize_method_status mirror_filter_initialize(
 
 void mirror_filter_finalize(bt_self_component_filter *self_comp_filter)
 {
-	g_free(bt_self_component_get_data(
-		bt_self_component_filter_as_self_component(self_comp_filter)));
+	struct mirror_filter *filter = bt_self_component_get_data(
+		bt_self_component_filter_as_self_component(self_comp_filter));
+
+	if (filter) {
+		g_free(filter->no_formula_for);
+		g_free(filter);
+	}
 }
 
-/* The same formula for every clock class. */
+/* The same formula for every clock class but the `no-formula-for` one. */
 static const struct vm_sync_formula *offset_formula(void *data,
 		const bt_clock_class *clock_class)
 {
 	struct mirror_filter *filter = data;
+	const char *name = bt_clock_class_get_name(clock_class);
 
-	(void) clock_class;
+	if (filter->no_formula_for && name &&
+			strcmp(name, filter->no_formula_for) == 0) {
+		return NULL;
+	}
+
 	return &filter->formula;
 }
 

@@ -18,8 +18,9 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(mirror,
 	"Re-create every message on filter.vm.correlate's mirror trace IR, "
 	"shifting all times by `offset-ns`");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(mirror,
-	"Parameter: offset-ns (signed or unsigned integer, default 0): added "
-	"to every time.");
+	"Parameters: offset-ns (signed or unsigned integer, default 0): added "
+	"to every time; no-formula-for (string): name of a clock class that "
+	"gets no formula, as if it belonged to no known machine.");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(mirror,
 	mirror_filter_initialize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(mirror, mirror_filter_finalize);
