@@ -27,6 +27,7 @@ struct kvm_model {
 
 struct resolved_vm {
 	int64_t vm;
+	bool tentative;
 	uint64_t generation;
 };
 
@@ -285,22 +286,31 @@ static int64_t vm_from_single_guest(const struct kvm_model *kvm, int64_t tid)
 	return single_guest(kvm);
 }
 
-static int64_t resolve_vm(const struct kvm_model *kvm, int64_t tid)
+/*
+ * Rule 3 is a guess: a second QEMU process with vCPU threads, seen later,
+ * would make it wrong.
+ */
+static int64_t resolve_vm(const struct kvm_model *kvm, int64_t tid,
+		bool *tentative)
 {
 	int64_t vm = vm_from_vmsync(kvm, tid);
 
+	*tentative = false;
 	if (vm == VM_MODEL_UNKNOWN)
 		vm = vm_from_pids(kvm, tid);
-	if (vm == VM_MODEL_UNKNOWN)
+	if (vm == VM_MODEL_UNKNOWN) {
 		vm = vm_from_single_guest(kvm, tid);
+		*tentative = vm != VM_MODEL_UNKNOWN;
+	}
 	return vm;
 }
 
-static int64_t kvm_vm_of_thread(void *data, int64_t tid)
+static int64_t kvm_vm_of_thread(void *data, int64_t tid, bool *tentative)
 {
 	struct kvm_model *kvm = data;
 	struct resolved_vm *resolved;
 
+	*tentative = false;
 	if (kvm->host == VM_MODEL_UNKNOWN)
 		return VM_MODEL_UNKNOWN;
 	resolved = vm_int64_table_lookup(kvm->resolved, tid);
@@ -310,9 +320,10 @@ static int64_t kvm_vm_of_thread(void *data, int64_t tid)
 		vm_int64_table_insert(kvm->resolved, tid, resolved);
 	}
 	if (resolved->generation != kvm->generation) {
-		resolved->vm = resolve_vm(kvm, tid);
+		resolved->vm = resolve_vm(kvm, tid, &resolved->tentative);
 		resolved->generation = kvm->generation;
 	}
+	*tentative = resolved->tentative;
 	return resolved->vm;
 }
 

@@ -74,9 +74,11 @@ struct vm_model_class {
 
 	/*
 	 * The guest machine whose vCPU the host thread `tid` runs, from what
-	 * was learnt so far; VM_MODEL_UNKNOWN while not known.
+	 * was learnt so far; VM_MODEL_UNKNOWN while not known. `*tentative`
+	 * is set when the answer is a guess that later input could change
+	 * (the state machine then keeps looking ahead before relying on it).
 	 */
-	int64_t (*vm_of_thread)(void *model, int64_t tid);
+	int64_t (*vm_of_thread)(void *model, int64_t tid, bool *tentative);
 };
 
 /* A model instance: its class and its state. */

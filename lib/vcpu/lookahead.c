@@ -42,12 +42,42 @@ static bool some_vcpu_unmapped(struct vm_vcpu_tracker *tracker)
 	g_hash_table_iter_init(&iter, tracker->unmapped);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		const struct vcpu_thread *thread = value;
+		bool tentative;
 
-		if (thread->ended || model->cls->vm_of_thread(model->data,
-				thread->tid) != VM_MODEL_UNKNOWN)
+		if (thread->ended || (model->cls->vm_of_thread(model->data,
+				thread->tid, &tentative) != VM_MODEL_UNKNOWN &&
+				!tentative))
 			g_hash_table_iter_remove(&iter);
 	}
 	return g_hash_table_size(tracker->unmapped) > 0;
+}
+
+/*
+ * Forgets the switch-ins that can no longer become a vCPU's: released,
+ * now a vCPU thread's (already accounted), not on the host, or older than
+ * the grace period. True if some remain.
+ */
+static bool some_switch_in_undecided(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+	GHashTableIter iter;
+	gpointer key;
+
+	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		const struct machine_cpu *cpu = key;
+		const struct vcpu_thread *thread = vm_int64_table_lookup(
+			tracker->threads, cpu->current_tid);
+
+		if (!lookahead_holds(tracker, cpu->switch_in_seq) ||
+				(thread && !thread->ended) ||
+				(host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
+				tracker->newest_ts - cpu->switch_in_ts >
+					tracker->limits.switch_in_grace_ns)
+			g_hash_table_iter_remove(&iter);
+	}
+	return g_hash_table_size(tracker->recent_switch_ins) > 0;
 }
 
 static bool must_hold(struct vm_vcpu_tracker *tracker)
@@ -56,7 +86,9 @@ static bool must_hold(struct vm_vcpu_tracker *tracker)
 		return true;
 	if (!tracker->gave_up_host && !host_known(tracker))
 		return true;
-	return some_vcpu_unmapped(tracker);
+	if (some_vcpu_unmapped(tracker))
+		return true;
+	return some_switch_in_undecided(tracker);
 }
 
 static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
@@ -100,21 +132,42 @@ static void give_up_parked(struct vm_vcpu_tracker *tracker)
 	}
 }
 
+/* vCPU threads with no VM at all (a guess is not worth a warning). */
+static unsigned int count_without_vm(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	GHashTableIter iter;
+	gpointer value;
+	unsigned int count = 0;
+
+	g_hash_table_iter_init(&iter, tracker->unmapped);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct vcpu_thread *thread = value;
+		bool tentative;
+
+		if (model->cls->vm_of_thread(model->data, thread->tid,
+				&tentative) == VM_MODEL_UNKNOWN)
+			count++;
+	}
+	return count;
+}
+
 static void give_up_unmapped(struct vm_vcpu_tracker *tracker)
 {
 	const struct vm_model *model = tracker->model;
 	int64_t host = model->cls->host(model->data);
+	unsigned int without_vm = count_without_vm(tracker);
 
-	if (g_hash_table_size(tracker->unmapped) == 0)
+	g_hash_table_remove_all(tracker->unmapped);
+	if (without_vm == 0)
 		return;
 	vcpu_warn(tracker, VM_VCPU_WARN_LOOKAHEAD_LIMIT, (unsigned int) host,
 		"Stopped waiting for the VM of %u vCPU thread(s) after %" PRId64
 		" ns or %" PRIu64 " events of look-ahead; their modes are "
 		"reported once their VM is known. If no guest trace reports "
 		"vmsync events, map guests to QEMU processes with parameter "
-		"`vm-pids`.", g_hash_table_size(tracker->unmapped),
-		tracker->limits.window_ns, tracker->limits.max_events);
-	g_hash_table_remove_all(tracker->unmapped);
+		"`vm-pids`.", without_vm, tracker->limits.window_ns,
+		tracker->limits.max_events);
 }
 
 static void give_up(struct vm_vcpu_tracker *tracker)
@@ -124,6 +177,7 @@ static void give_up(struct vm_vcpu_tracker *tracker)
 	if (tracker->parked_count > 0)
 		give_up_parked(tracker);
 	give_up_unmapped(tracker);
+	g_hash_table_remove_all(tracker->recent_switch_ins);
 }
 
 static void release_head(struct vm_vcpu_tracker *tracker)
@@ -149,8 +203,8 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 		if (!everything && must_hold(tracker)) {
 			if (!limit_exceeded(tracker))
 				break;
+			/* Past the limits the head goes, whatever is missing. */
 			give_up(tracker);
-			continue;
 		}
 		release_head(tracker);
 	}

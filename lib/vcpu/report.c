@@ -104,7 +104,9 @@ void report_change(struct vm_vcpu_tracker *tracker, int64_t ts,
 	const struct vm_model *model = tracker->model;
 	struct vcpu_thread *thread = vm_int64_table_lookup(tracker->threads,
 		change->tid);
-	int64_t vm = model->cls->vm_of_thread(model->data, change->tid);
+	bool tentative;
+	int64_t vm = model->cls->vm_of_thread(model->data, change->tid,
+		&tentative);
 
 	if (vm == VM_MODEL_UNKNOWN) {
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_VM,

@@ -218,6 +218,26 @@ static void switch_in(struct vm_vcpu_tracker *tracker, struct held_input *input,
 		thread->exit_reason, false);
 }
 
+/*
+ * A thread other than idle (tid 0), not known as a vCPU thread, switched in
+ * on the host (or on a machine that may be the host): the look-ahead waits
+ * a little for its first kvm entry, which would make it `hypervisor` since
+ * this switch.
+ */
+static void watch_switch_in(struct vm_vcpu_tracker *tracker,
+		struct machine_cpu *cpu, unsigned int machine)
+{
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+	const struct vcpu_thread *thread = find_thread(tracker, cpu->current_tid);
+
+	if (cpu->current_tid <= 0 || (thread && !thread->ended))
+		return;
+	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine)
+		return;
+	g_hash_table_add(tracker->recent_switch_ins, cpu);
+}
+
 /* The inputs parked on `cpu` now that its current thread is known. */
 static void process_parked(struct vm_vcpu_tracker *tracker,
 		struct machine_cpu *cpu)
@@ -261,6 +281,8 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 	cpu->current_tid = event->u.sched_switch.next_tid;
 	cpu->switch_in = input;
 	cpu->switch_in_seq = input->seq;
+	cpu->switch_in_ts = input->ts;
+	watch_switch_in(tracker, cpu, event->machine);
 }
 
 static void process_thread_exit(struct vm_vcpu_tracker *tracker,

@@ -44,6 +44,7 @@ struct machine_cpu {
 	 */
 	struct held_input *switch_in;
 	uint64_t switch_in_seq;
+	int64_t switch_in_ts;
 	/* Inputs that need the current thread while it is not known yet. */
 	GQueue *parked;
 };
@@ -83,8 +84,16 @@ struct vm_vcpu_tracker {
 
 	/* host tid -> struct vcpu_thread */
 	GHashTable *threads;
-	/* vCPU threads whose VM is not known yet: tid -> struct vcpu_thread */
+	/*
+	 * vCPU threads whose VM is not known yet, or only guessed:
+	 * tid -> struct vcpu_thread
+	 */
 	GHashTable *unmapped;
+	/*
+	 * Set of struct machine_cpu whose current thread was switched in by a
+	 * held input and may still turn out to be a vCPU thread.
+	 */
+	GHashTable *recent_switch_ins;
 	/* vm_int64_pair(vm, vcpu_id) -> gint64 tid of the thread that runs it */
 	GHashTable *owners;
 

@@ -29,6 +29,7 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 	tracker->model = model;
 	tracker->limits.window_ns = VM_VCPU_DEFAULT_WINDOW_NS;
 	tracker->limits.max_events = VM_VCPU_DEFAULT_MAX_EVENTS;
+	tracker->limits.switch_in_grace_ns = VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS;
 	if (limits)
 		tracker->limits = *limits;
 	tracker->callbacks = *callbacks;
@@ -38,6 +39,7 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 	tracker->cpus = vm_int64_table_new(machine_cpu_free);
 	tracker->threads = vm_int64_table_new(g_free);
 	tracker->unmapped = vm_int64_table_new(NULL);
+	tracker->recent_switch_ins = g_hash_table_new(g_direct_hash, g_direct_equal);
 	tracker->owners = vm_int64_table_new(g_free);
 	tracker->machines = g_hash_table_new(g_direct_hash, g_direct_equal);
 	tracker->warned = vm_int64_table_new(NULL);
@@ -57,6 +59,7 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 		held_input_free(input);
 	}
 	g_queue_free(tracker->held);
+	g_hash_table_destroy(tracker->recent_switch_ins);
 	g_hash_table_destroy(tracker->cpus);
 	g_hash_table_destroy(tracker->unmapped);
 	g_hash_table_destroy(tracker->threads);

@@ -62,11 +62,19 @@ struct vm_vcpu_callbacks {
 struct vm_vcpu_limits {
 	int64_t window_ns;   /* hold at most this much trace time */
 	uint64_t max_events; /* and at most this many inputs */
+	/*
+	 * How long a host thread switched in may still turn out to be a vCPU
+	 * thread (its first kvm entry), making it `hypervisor` since the
+	 * switch. A vCPU thread enters its guest microseconds after being
+	 * switched in; other threads never do.
+	 */
+	int64_t switch_in_grace_ns;
 };
 
-/* 1 s of trace time, one million inputs. */
+/* 1 s of trace time, one million inputs, 10 ms after a switch-in. */
 #define VM_VCPU_DEFAULT_WINDOW_NS INT64_C(1000000000)
 #define VM_VCPU_DEFAULT_MAX_EVENTS UINT64_C(1000000)
+#define VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS INT64_C(10000000)
 
 struct vm_vcpu_tracker;
 
