@@ -9,6 +9,7 @@
 
 #include "threads/threads-sink.h"
 #include "correlate/correlate.h"
+#include "state/state.h"
 
 BT_PLUGIN_MODULE();
 
@@ -42,3 +43,16 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(correlat
 	correlate_msg_iter_finalize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHODS(correlate,
 	correlate_msg_iter_seek_beginning, correlate_msg_iter_can_seek_beginning);
+
+/* filter.vm.state */
+BT_PLUGIN_FILTER_COMPONENT_CLASS(state, state_iterator_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(state, VM_STATE_DESCRIPTION);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(state, VM_STATE_HELP);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(state, state_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(state, state_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(state,
+	state_iterator_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(state,
+	state_iterator_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHODS(state,
+	state_iterator_seek_beginning, state_iterator_can_seek_beginning);
