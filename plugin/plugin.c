@@ -8,6 +8,7 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "threads/threads-sink.h"
+#include "state/state.h"
 
 BT_PLUGIN_MODULE();
 
@@ -26,3 +27,15 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(threads, threads_sink_initializ
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(threads, threads_sink_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(threads,
 	threads_sink_graph_is_configured);
+/* filter.vm.state */
+BT_PLUGIN_FILTER_COMPONENT_CLASS(state, state_iterator_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(state, VM_STATE_DESCRIPTION);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(state, VM_STATE_HELP);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(state, state_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(state, state_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(state,
+	state_iterator_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(state,
+	state_iterator_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHODS(state,
+	state_iterator_seek_beginning, state_iterator_can_seek_beginning);

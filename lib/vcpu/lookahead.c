@@ -1,0 +1,211 @@
+/*
+ * The bounded look-ahead: inputs stay in the queue while an answer that
+ * governs them may still come (host unknown, a CPU's thread unknown, a vCPU
+ * thread's VM unknown), unless the queue spans more trace time or more
+ * inputs than the limits allow: then the tracker stops waiting for what it
+ * misses, says so once, and goes on.
+ */
+
+#include <inttypes.h>
+
+#include "vcpu/tracker-private.h"
+#include "model/int64-key.h"
+
+void held_input_free(struct held_input *input)
+{
+	if (input->changes)
+		g_array_free(input->changes, TRUE);
+	g_free(input);
+}
+
+bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq)
+{
+	const struct held_input *head = g_queue_peek_head(tracker->held);
+
+	return head && seq >= head->seq;
+}
+
+static bool host_known(const struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+
+	return model->cls->host(model->data) != VM_MODEL_UNKNOWN;
+}
+
+/* Forgets the vCPU threads whose VM became known; true if some remain. */
+static bool some_vcpu_unmapped(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, tracker->unmapped);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct vcpu_thread *thread = value;
+		bool tentative;
+
+		if (thread->ended || (model->cls->vm_of_thread(model->data,
+				thread->tid, &tentative) != VM_MODEL_UNKNOWN &&
+				!tentative))
+			g_hash_table_iter_remove(&iter);
+	}
+	return g_hash_table_size(tracker->unmapped) > 0;
+}
+
+/*
+ * Forgets the switch-ins that can no longer become a vCPU's: released,
+ * now a vCPU thread's (already accounted), not on the host, or older than
+ * the grace period. True if some remain.
+ */
+static bool some_switch_in_undecided(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+	GHashTableIter iter;
+	gpointer key;
+
+	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		const struct machine_cpu *cpu = key;
+		const struct vcpu_thread *thread = vm_int64_table_lookup(
+			tracker->threads, cpu->current_tid);
+
+		if (!lookahead_holds(tracker, cpu->switch_in_seq) ||
+				(thread && !thread->ended) ||
+				(host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
+				tracker->newest_ts - cpu->switch_in_ts >
+					tracker->limits.switch_in_grace_ns)
+			g_hash_table_iter_remove(&iter);
+	}
+	return g_hash_table_size(tracker->recent_switch_ins) > 0;
+}
+
+static bool must_hold(struct vm_vcpu_tracker *tracker)
+{
+	if (tracker->parked_count > 0)
+		return true;
+	if (!tracker->gave_up_host && !host_known(tracker))
+		return true;
+	if (some_vcpu_unmapped(tracker))
+		return true;
+	return some_switch_in_undecided(tracker);
+}
+
+static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
+{
+	const struct held_input *head = g_queue_peek_head(tracker->held);
+
+	if (g_queue_get_length(tracker->held) > tracker->limits.max_events)
+		return true;
+	return head->ts != INT64_MIN &&
+		tracker->newest_ts - head->ts > tracker->limits.window_ns;
+}
+
+static void give_up_host(struct vm_vcpu_tracker *tracker, const char *when)
+{
+	GHashTableIter iter;
+	gpointer key;
+
+	tracker->gave_up_host = true;
+	if (host_known(tracker))
+		return;
+	g_hash_table_iter_init(&iter, tracker->machines);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		vcpu_warn(tracker, VM_VCPU_WARN_NO_HOST, GPOINTER_TO_UINT(key),
+			"No host found %s: no machine has the hypervisor events "
+			"that model `%s` recognizes, so no vCPU mode is computed "
+			"for this guest. Give the host's trace too, recorded with "
+			"the kvm events enabled.", when, tracker->model->cls->name);
+}
+
+static void give_up_parked(struct vm_vcpu_tracker *tracker)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, tracker->cpus);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		struct machine_cpu *cpu = value;
+
+		if (!g_queue_is_empty(cpu->parked))
+			state_drop_parked(tracker, cpu);
+	}
+}
+
+/* vCPU threads with no VM at all (a guess is not worth a warning). */
+static unsigned int count_without_vm(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	GHashTableIter iter;
+	gpointer value;
+	unsigned int count = 0;
+
+	g_hash_table_iter_init(&iter, tracker->unmapped);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct vcpu_thread *thread = value;
+		bool tentative;
+
+		if (model->cls->vm_of_thread(model->data, thread->tid,
+				&tentative) == VM_MODEL_UNKNOWN)
+			count++;
+	}
+	return count;
+}
+
+static void give_up_unmapped(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+	unsigned int without_vm = count_without_vm(tracker);
+
+	g_hash_table_remove_all(tracker->unmapped);
+	if (without_vm == 0)
+		return;
+	vcpu_warn(tracker, VM_VCPU_WARN_LOOKAHEAD_LIMIT, (unsigned int) host,
+		"Stopped waiting for the VM of %u vCPU thread(s) after %" PRId64
+		" ns or %" PRIu64 " events of look-ahead; their modes are "
+		"reported once their VM is known. If no guest trace reports "
+		"vmsync events, map guests to QEMU processes with parameter "
+		"`vm-pids`.", without_vm, tracker->limits.window_ns,
+		tracker->limits.max_events);
+}
+
+static void give_up(struct vm_vcpu_tracker *tracker)
+{
+	if (!tracker->gave_up_host && !host_known(tracker))
+		give_up_host(tracker, "within the look-ahead limit");
+	if (tracker->parked_count > 0)
+		give_up_parked(tracker);
+	give_up_unmapped(tracker);
+	g_hash_table_remove_all(tracker->recent_switch_ins);
+}
+
+static void release_head(struct vm_vcpu_tracker *tracker)
+{
+	struct held_input *input = g_queue_pop_head(tracker->held);
+	guint i;
+
+	tracker->callbacks.release(tracker->user, input->cookie);
+	for (i = 0; input->changes && i < input->changes->len; i++)
+		report_change(tracker, input->ts, &g_array_index(input->changes,
+			struct pending_change, i));
+	held_input_free(input);
+}
+
+void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
+{
+	if (everything) {
+		if (!tracker->gave_up_host && !host_known(tracker))
+			give_up_host(tracker, "in the whole input");
+		give_up_parked(tracker);
+	}
+	while (!g_queue_is_empty(tracker->held)) {
+		if (!everything && must_hold(tracker)) {
+			if (!limit_exceeded(tracker))
+				break;
+			/* Past the limits the head goes, whatever is missing. */
+			give_up(tracker);
+		}
+		release_head(tracker);
+	}
+}
