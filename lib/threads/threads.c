@@ -260,27 +260,29 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 
 void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 {
-	struct machine_slot *slot = machine_slot(threads, ev->machine);
+	struct machine_slot *slot;
 
 	if (!threads->any_event || ev->ts > threads->last_ts)
 		threads->last_ts = ev->ts;
 	threads->any_event = true;
 	switch (ev->kind) {
+	case VM_EVENT_VCPU_STATE:
+		/* Names its VM itself: the machine of its stream does not matter. */
+		threads->host_seen = true;
+		on_vcpu_state(threads, ev);
+		return;
 	case VM_EVENT_KVM_EXIT:
 		remember_exit_isa(threads, ev);
 		/* fall through */
 	case VM_EVENT_KVM_ENTRY:
 		threads->host_seen = true;
-		become_host(slot);
-		break;
-	case VM_EVENT_VCPU_STATE:
-		threads->host_seen = true;
-		on_vcpu_state(threads, ev);
-		break;
+		become_host(machine_slot(threads, ev->machine));
+		return;
 	default:
+		slot = machine_slot(threads, ev->machine);
 		if (slot->role != VM_THREADS_ROLE_HOST)
 			vm_threads_machine_feed(slot->threads, ev);
-		break;
+		return;
 	}
 }
 

@@ -44,8 +44,11 @@ void vm_threads_destroy(struct vm_threads *threads);
 void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
 		const char *name, enum vm_threads_role role);
 
-/* Every event of the input, in time order, VM_EVENT_OTHER ones included:
- * the last timestamp of the input ends every open interval. */
+/*
+ * Every event of the input, in time order, VM_EVENT_OTHER ones included:
+ * the last timestamp of the input ends every open interval. The `machine`
+ * of a VM_EVENT_VCPU_STATE event is not used (its `vm` field names the VM).
+ */
 void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev);
 
 /* End of the input: ends what is open and reports what is left. */

@@ -203,7 +203,7 @@ static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
 
 static void handle_event(struct threads_sink *sink, const bt_message *msg)
 {
-	struct vm_event ev = { .machine = machine_of(sink, msg) };
+	struct vm_event ev = { .machine = 0 };
 
 	if (!event_decoder_decode(sink->decoder, msg, &ev)) {
 		ev.kind = VM_EVENT_OTHER;
@@ -218,6 +218,12 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 		sink->warned_no_clock = true;
 		return;
 	}
+	/*
+	 * filter.vm.state's own trace is no machine: naming it would only
+	 * take a `#2` suffix from a real one.
+	 */
+	if (ev.kind != VM_EVENT_VCPU_STATE)
+		ev.machine = machine_of(sink, msg);
 	vm_threads_feed(sink->threads, &ev);
 }
 

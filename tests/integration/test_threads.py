@@ -199,6 +199,28 @@ def check_guest_alone(guest, guest_name, offset):
         vmtest.fail("own view rows with a vCPU or reason:\n" + out.stdout)
 
 
+def check_duplicate_hostnames(guest_stub):
+    """Two machines with one hostname (other clock UUID): `guest`, `guest#2`."""
+    with open(guest_stub) as f:
+        lines = [l for l in f if not l.startswith(("clock-uuid", "hostname"))]
+    twin_stub = os.path.join(vmtest.WORK_DIR, "twin", "guest.stub")
+    os.makedirs(os.path.dirname(twin_stub), exist_ok=True)
+    with open(twin_stub, "w") as f:
+        f.write("hostname guest\nclock-uuid 0badcafe-0000-4000-8000-000000000002\n")
+        f.writelines(lines)
+    twin = vmtest.stub_to_ctf(twin_stub, os.path.join(vmtest.WORK_DIR, "twin", "ctf"))
+    guest = vmtest.scenario("one-qemu-kvm")["guest"]
+    out = run_sink([guest, twin], 'format="csv"', with_state=False)
+    rows = tc.parse_csv(out.stdout, "threads")
+    machines = sorted({r["machine"] for r in rows})
+    if machines != ["guest", "guest#2"]:
+        vmtest.fail("two machines named guest are reported as %s" % machines)
+    for machine in machines:
+        if len([r for r in rows if r["machine"] == machine]) != 12:
+            vmtest.fail("machine %s has not its 12 own-view intervals:\n%s" % (
+                machine, out.stdout))
+
+
 def main():
     tc.require_component("filter.vm.state")
     host, guest, guest_name, offset = check_scenario("one-qemu-kvm")
@@ -207,6 +229,7 @@ def main():
     check_output_file(host, guest)
     check_bad_parameters(guest)
     check_guest_alone(guest, guest_name, offset)
+    check_duplicate_hostnames(os.path.join(vmtest.STUB_DIR, "one-qemu-kvm", "guest.stub"))
     print("sink.vm.threads: OneQemuKvm states, formats and parameters as expected")
 
 
