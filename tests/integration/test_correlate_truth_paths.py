@@ -1,21 +1,20 @@
 #!/usr/bin/python3
-"""filter.vm.correlate against the workload generator's true time map.
+"""filter.vm.correlate against the workload generator's true time map, on
+the paths test_correlate_truth.py does not take.
+
+test_correlate_truth.py checks the run form with the default sync against
+the truth, and the stock alignment. This one checks, event by event, the
+convert form's input (babeltrace2's muxer in front of correlate, which must
+then re-time and re-order one merged stream itself) and TCP-only sync:
 
 The generator knows, for every guest event, the host (true) time at which it
-happened: t_true = slope * t_guest + offset (truth/timemap.csv). The traces
-go through src.ctf.fs -> filter.vm.correlate (each source connected straight
-to it) -> a Python sink; every output guest event is paired with its stub
-line (same machine, same CPU, same rank: a monotonic map keeps each CPU's
-order) and its corrected time compared with the true one.
-
-With the default sync (vmsync here), in both graph forms (sources straight
-into correlate, or through babeltrace2's muxer first), and with TCP sync
-alone, the median error must be within 1 us and no event may
-be further off than the smallest one-way message latency of the workload
-(no sync can resolve better than that, but an exact fit of the messages
-cannot be worse either). Host events must keep their time exactly. With
-sync="none" the stock alignment error (realtime clock offsets, no drift) is
-measured and printed for comparison; it must be the larger one.
+happened: t_true = slope * t_guest + offset (truth/timemap.csv). Every output
+guest event is paired with its stub line (same machine, same CPU, same rank,
+same event name: a monotonic map keeps each CPU's order) and its corrected
+time compared with the true one: the median error must be within 1 us and
+no event may be further off than the smallest one-way message latency of the
+workload. Host events must keep their time exactly, no event may be lost,
+and output times must never decrease (Debian's library does not check it).
 """
 
 import os
@@ -179,23 +178,21 @@ def report(label, errors):
 
 
 def main():
-    out = truthdata.generate("correlate-truth", WORKLOAD_ARGS)
+    out = truthdata.generate("correlate-truth-paths", WORKLOAD_ARGS)
     traces = truthdata.ctf_traces(out)
-    runs = [("sync=auto", report("sync=auto", measure(out, traces, "auto"))),
-            ("sync=auto, muxer first", report("sync=auto, muxer first",
+    runs = [("sync=auto, muxer first", report("sync=auto, muxer first",
                                               measure(out, traces, "auto", muxed=True))),
             ("sync=tcp", report("sync=tcp", measure(out, traces, "tcp")))]
-    stock = report("sync=none", measure(out, traces, "none"))
     ok = True
     for label, synced in runs:
-        ok = check(label, synced, stock) and ok
+        ok = check(label, synced) and ok
     if not ok:
         vmtest.fail("corrected guest times disagree with the true time map")
-    print("correlate-truth: guest times within %d ns median and %d ns max of the truth" % (
-        MEDIAN_LIMIT_NS, LATENCY_NS))
+    print("correlate-truth-paths: guest times within %d ns median and %d ns max "
+          "of the truth" % (MEDIAN_LIMIT_NS, LATENCY_NS))
 
 
-def check(label, synced, stock):
+def check(label, synced):
     ok = True
     for machine, (median, worst) in synced.items():
         if machine == "host":
@@ -210,11 +207,6 @@ def check(label, synced, stock):
         if worst > LATENCY_NS:
             print("FAIL: %s: %s error up to %.1f ns, beyond the %d ns one-way latency" % (
                 label, machine, worst, LATENCY_NS))
-            ok = False
-        if stock[machine][0] <= worst:
-            print("FAIL: %s: %s: stock alignment (median %.1f ns) no worse than sync "
-                  "(max %.1f ns): the workload does not test synchronization" % (
-                      label, machine, stock[machine][0], worst))
             ok = False
     return ok
 
