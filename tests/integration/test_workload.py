@@ -172,10 +172,10 @@ class HostReplay:
             vmtest.fail("kvm event at %d on CPU %d outside any vCPU thread" % (ts, cpu))
         if "vcpu_id" in f:
             self.vcpu_of_tid.setdefault(tid, int(f["vcpu_id"]))
-        if learning:
+        if learning or tid not in self.vcpu_of_tid:
+            # without any kvm_entry the analysis cannot tell a vCPU thread
             return
-        vcpu = self.vcpu_of_tid.get(tid)
-        key = (self.machine_of_tid[tid], vcpu)
+        key = (self.machine_of_tid[tid], self.vcpu_of_tid[tid])
         if name.endswith("exit"):
             self.kvm_exits += 1
             if key in self.open:
@@ -315,6 +315,8 @@ class StateReplay:
             self.host_current[cpu] = int(f["next_tid"])
         elif name in ("kvm_entry", "kvm_x86_entry", "kvm_exit", "kvm_x86_exit"):
             tid = self.host_current[cpu]
+            if tid not in replay.vcpu_of_tid:
+                return
             machine, vcpu = replay.machine_of_tid[tid], replay.vcpu_of_tid[tid]
             if name.endswith("exit"):
                 self.set_mode(t, machine, vcpu, "hypervisor", str(cpu), f["exit_reason"])

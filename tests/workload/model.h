@@ -87,6 +87,7 @@ typedef struct wl_vcpu {
 	wl_host_thread *thread;
 	wl_mode mode;
 	bool known; /* a host event of its thread was seen: truth has a mode */
+	bool entered; /* a kvm_entry (which names the vCPU) was written */
 	int reason; /* exit reason while no kvm_entry followed, else -1 */
 	bool halted; /* blocked on the host after a HLT exit */
 

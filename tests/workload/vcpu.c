@@ -80,6 +80,7 @@ static void vcpu_enter(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 	vcpu->exit_open = false;
 	vcpu->mode = MODE_GUEST;
 	vcpu->known = true;
+	vcpu->entered = true;
 	vcpu->reason = -1;
 	vcpu->halted = false;
 	vcpu->exit_ns = sim->now + wl_rng_range(&sim->rng, 4000, 250000);
