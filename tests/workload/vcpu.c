@@ -14,7 +14,7 @@ uint64_t wl_vcpu_next_ns(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 	/* vmsync_gh_host belongs to the exit: written before any switch. */
 	if (vcpu->gh_host_pending)
 		return vcpu->gh_host_due_ns;
-	return MIN(vcpu->hyp_end_ns, resched);
+	return MIN(vcpu->hyp_end_ns, MAX(resched, vcpu->resched_after_ns));
 }
 
 static uint32_t exit_reason_now(wl_sim *sim, wl_vcpu *vcpu, bool resched_due)
@@ -56,6 +56,7 @@ static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t rea
 	vcpu->exit_open = true;
 	vcpu->exit_begin_ns = sim->last_event_ns;
 	vcpu->hyp_end_ns = sim->now + wl_rng_range(&sim->rng, info->min_ns, info->max_ns);
+	vcpu->resched_after_ns = sim->now + wl_rng_range(&sim->rng, 300, 1200);
 	vcpu->block_after_exit = wl_rng_chance(&sim->rng, info->block_permille);
 	if (reason == EXIT_VMCALL && vcpu->vmsync_exit_pending)
 		start_vmsync_reply(sim, vcpu);
@@ -114,7 +115,10 @@ void wl_vcpu_step(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 			vcpu_exit(sim, vcpu, cpu, exit_reason_now(sim, vcpu, resched_due));
 		else
 			wl_guest_step(sim, vcpu);
-	} else if (vcpu->gh_host_pending) {
+		return;
+	}
+	resched_due = resched_due && vcpu->resched_after_ns <= sim->now;
+	if (vcpu->gh_host_pending) {
 		wl_host_emit(sim, cpu->id, "vmsync_gh_host", "cnt=%u vm_uid=%" G_GUINT64_FORMAT,
 			     vcpu->vmsync_cnt, vcpu->guest->vm_uid);
 		vcpu->gh_host_pending = false;
