@@ -20,6 +20,7 @@ from fractions import Fraction
 import vmtest
 
 EVENTS = 50000
+LATENCY = 2000
 FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 THREAD_STATES = {"running", "hypervisor", "preempted", "vcpu-blocked", "runnable", "blocked"}
 ON_VCPU = {"running", "hypervisor", "preempted", "vcpu-blocked"}
@@ -36,7 +37,8 @@ HEADERS = {
 
 def generate(out, seed, extra=()):
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [vmtest.WORKLOAD, "--out", out, "--seed", str(seed), "--events", str(EVENTS)]
+    cmd = [vmtest.WORKLOAD, "--out", out, "--seed", str(seed), "--events", str(EVENTS),
+           "--latency-ns", str(LATENCY)]
     proc = subprocess.run(cmd + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
     if proc.returncode != 0:
@@ -380,6 +382,7 @@ def check_states(out, machines, timemap, host_events, host_replay, threads, vcpu
     # Events are 2 ns apart in true time and map back within 1 ns: sorting
     # the mapped times gives the true order.
     timeline.sort(key=lambda e: e[0])
+    check_messages(timeline, LATENCY)
     replay = StateReplay(host_replay, end)
     replay.run(timeline, host_events)
     truth_threads = group(threads, "machine", "tid")
@@ -396,6 +399,49 @@ def check_states(out, machines, timemap, host_events, host_replay, threads, vcpu
         compare_rows("vcpu %s/%s" % (machine, vcpu), rows,
                      replay.vcpu_rows.get((machine, int(vcpu)), []), end,
                      lambda r: (r["mode"], r["host_tid"], r["pcpu"], r["reason"]))
+
+
+SENDERS = {"inet_sock_local_out": "tcp", "vmsync_gh_guest": "vmsync", "vmsync_hg_host": "vmsync"}
+RECEIVERS = {"inet_sock_local_in": "tcp", "vmsync_gh_host": "vmsync", "vmsync_hg_guest": "vmsync"}
+
+
+def message_key(name, f):
+    kind = SENDERS.get(name) or RECEIVERS.get(name)
+    if kind == "tcp":
+        return (kind, f["seq"], f["ack_seq"], f["flags"])
+    return (kind, f["vm_uid"], f["cnt"])
+
+
+def check_messages(timeline, latency):
+    """Unique keys; every message received on another machine at least the
+    minimum latency after it was sent; vmsync in DESIGN-NOTES order."""
+    sent, received = {}, {}
+    for t, machine, _, name, f in timeline:
+        if name in SENDERS:
+            table = sent
+        elif name in RECEIVERS:
+            table = received
+        else:
+            continue
+        key = message_key(name, f)
+        if key in table:
+            vmtest.fail("message key %s used twice" % (key,))
+        table[key] = (t, machine or "host", name)
+    for key, (t, machine, name) in received.items():
+        if key not in sent:
+            vmtest.fail("%s %s received, never sent" % (name, key))
+        send_t, send_machine, _ = sent[key]
+        if send_machine == machine:
+            vmtest.fail("message %s sent and received on %s" % (key, machine))
+        if t - send_t < latency - 1:
+            vmtest.fail("message %s took %s ns, less than %d" % (key, float(t - send_t), latency))
+    vmsync = sorted(k for k in sent if k[0] == "vmsync")
+    for kind, uid, cnt in vmsync:
+        if int(cnt) % 2 == 0 and (kind, uid, str(int(cnt) + 1)) in sent:
+            if sent[(kind, uid, cnt)][0] >= sent[(kind, uid, str(int(cnt) + 1))][0]:
+                vmtest.fail("vmsync %s/%s: reply before request" % (uid, cnt))
+    if not any(k[0] == "tcp" for k in received) or not vmsync:
+        vmtest.fail("no TCP or no vmsync exchange")
 
 
 def appearing_tids(name, f):

@@ -164,7 +164,4 @@ typedef struct wl_sim {
 	const char *kvm_exit_name;
 } wl_sim;
 
-/* Returns the time of a new event and moves the clock past it. */
-uint64_t wl_sim_stamp(wl_sim *sim);
-
 #endif

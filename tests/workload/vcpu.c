@@ -9,8 +9,11 @@ uint64_t wl_vcpu_next_ns(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 {
 	uint64_t resched = wl_host_cpu_resched_ns(cpu);
 
-	if (vcpu->mode == MODE_GUEST)
-		return MIN(MIN(vcpu->exit_ns, resched), wl_guest_next_ns(sim, vcpu));
+	if (vcpu->mode == MODE_GUEST) {
+		uint64_t guest_next = wl_guest_next_ns(sim, vcpu);
+
+		return MIN(MIN(vcpu->exit_ns, resched), guest_next);
+	}
 	/* vmsync_gh_host belongs to the exit: written before any switch. */
 	if (vcpu->gh_host_pending)
 		return vcpu->gh_host_due_ns;
@@ -43,12 +46,14 @@ static void start_vmsync_reply(wl_sim *sim, wl_vcpu *vcpu)
 static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t reason)
 {
 	const wl_exit_reason *info = wl_exit_reason_find(reason);
+	/* drawn one by one: argument evaluation order is unspecified */
+	guint64 guest_rip = UINT64_C(0xffffffff81000000) | (wl_rng_next(&sim->rng) & 0xfffff0);
+	unsigned info1 = (unsigned)(wl_rng_next(&sim->rng) & 0xfff);
 
 	g_assert(info);
 	wl_host_emit(sim, cpu->id, sim->kvm_exit_name,
 		     "exit_reason=%u guest_rip=0x%" G_GINT64_MODIFIER "x isa=1 info1=0x%x info2=0x%x",
-		     reason, (guint64)0xffffffff81000000u + (wl_rng_next(&sim->rng) & 0xfffff0),
-		     (unsigned)(wl_rng_next(&sim->rng) & 0xfff), 0u);
+		     reason, guest_rip, info1, 0u);
 	wl_guest_exited(sim, vcpu);
 	vcpu->mode = MODE_HYPERVISOR;
 	vcpu->known = true;
