@@ -222,6 +222,11 @@ def check_stub(stub_path, out_dir=None):
     """Converts one stub and checks the trace; returns its event count."""
     where = os.path.relpath(stub_path, vmtest.SOURCE_DIR)
     stub = stubfile.parse(stub_path)
+    # The source alone, under VM_BT_WRAPPER (valgrind) or the sanitizers.
+    vmtest.babeltrace2(["run", "--component=stub:source.vmstub.stub",
+                        "--params=path=\"%s\"" % stub_path,
+                        "--component=dummy:sink.utils.dummy", "--connect=stub:dummy"],
+                       plugin_paths=[vmtest.STUBGEN_PLUGIN_DIR])
     ctf_dir = vmtest.stub_to_ctf(stub_path, out_dir)
     overlapping = stub.packet_end_overlap > 0 and len(stub.events) > stub.packet_size
     proc = vmtest.babeltrace2([ctf_dir], plugin_paths=[], check=not overlapping)
