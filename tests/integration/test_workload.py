@@ -494,14 +494,20 @@ def check_ctf(out, counted):
         print("SKIP part: no stub converter plugin in %s (branch stubgen); "
               "CTF event counts not checked" % vmtest.STUBGEN_PLUGIN_DIR)
         return
+    traces = []
     for machine, expected in counted.items():
         ctf = vmtest.stub_to_ctf(os.path.join(out, machine + ".stub"),
                                  os.path.join(out, "ctf", machine))
+        traces.append(ctf)
         # plain babeltrace2 (text output): one line per event
         total = vmtest.babeltrace2([ctf], plugin_paths=[], wrap=False).stdout.count("\n")
         if total != expected:
             vmtest.fail("%s: %d events in CTF, %d in counts.csv" % (machine, total, expected))
         print("%s: %d events in CTF, as counted" % (machine, total))
+    # All together, as LTTng traces babeltrace2 merges (by realtime offsets).
+    total = vmtest.babeltrace2(traces, plugin_paths=[], wrap=False).stdout.count("\n")
+    if total != sum(counted.values()):
+        vmtest.fail("%d events when read together, %d counted" % (total, sum(counted.values())))
 
 
 BAD_OPTIONS = [
