@@ -40,6 +40,29 @@ EXPECTED_EVENT_COUNTS = {
     "two-vcpus": 70,
 }
 
+
+
+def drifting_guest_to_host(guest_cycles):
+    """Inverse of drifting-guest's true map g = h + floor(h / 20000)."""
+    host_cycles = guest_cycles * 20000 // 20001
+    while host_cycles + host_cycles // 20000 < guest_cycles:
+        host_cycles += 1
+    return host_cycles
+
+
+# Guest clock cycles -> host clock cycles of the same instant, for the VM
+# scenarios: guest events must fall in their vCPU's guest-mode periods.
+VM_SCENARIO_CLOCK_MAPS = {
+    "drifting-guest": drifting_guest_to_host,
+    "halted-vcpu": None,
+    "old-lttng-packets": None,
+    "one-qemu-kvm": None,
+    "one-qemu-kvm-x86": None,
+    "qemu-container": None,
+    "two-guests": None,
+    "two-vcpus": None,
+}
+
 STUB2CTF = os.path.join(vmtest.SOURCE_DIR, "tests", "tools", "stub2ctf")
 
 
@@ -199,6 +222,11 @@ def check_stub(stub_path, out_dir=None):
     """Converts one stub and checks the trace; returns its event count."""
     where = os.path.relpath(stub_path, vmtest.SOURCE_DIR)
     stub = stubfile.parse(stub_path)
+    # The source alone, under VM_BT_WRAPPER (valgrind) or the sanitizers.
+    vmtest.babeltrace2(["run", "--component=stub:source.vmstub.stub",
+                        "--params=path=\"%s\"" % stub_path,
+                        "--component=dummy:sink.utils.dummy", "--connect=stub:dummy"],
+                       plugin_paths=[vmtest.STUBGEN_PLUGIN_DIR])
     ctf_dir = vmtest.stub_to_ctf(stub_path, out_dir)
     overlapping = stub.packet_end_overlap > 0 and len(stub.events) > stub.packet_size
     proc = vmtest.babeltrace2([ctf_dir], plugin_paths=[], check=not overlapping)
@@ -233,6 +261,72 @@ def check_stub(stub_path, out_dir=None):
     return len(stub.events)
 
 
+def guest_mode_intervals(host):
+    """{(vm_uid, vcpu_id): [(entry ts, exit ts)]} of a host stub: when each
+    vCPU executed guest code, its VM known from the vmsync_gh_host events of
+    its host thread."""
+    current = {}
+    open_entry = {}
+    intervals = collections.defaultdict(list)
+    vm_of_thread = {}
+    for event in host.ordered_events():
+        tid = current.get(event.cpu)
+        if event.name == "sched_switch":
+            current[event.cpu] = event.fields["next_tid"]
+        elif event.name in ("kvm_entry", "kvm_x86_entry"):
+            open_entry[tid] = (event.ts, event.fields["vcpu_id"])
+        elif event.name in ("kvm_exit", "kvm_x86_exit") and tid in open_entry:
+            entry_ts, vcpu = open_entry.pop(tid)
+            intervals[(tid, vcpu)].append((entry_ts, event.ts))
+        elif event.name == "vmsync_gh_host":
+            vm_of_thread[tid] = event.fields["vm_uid"]
+    # Still in guest mode when the host trace ends.
+    for tid, (entry_ts, vcpu) in open_entry.items():
+        intervals[(tid, vcpu)].append((entry_ts, float("inf")))
+    return {(vm_of_thread.get(tid), vcpu): spans for (tid, vcpu), spans in intervals.items()}
+
+
+def check_physics(folder, to_host):
+    """Guest events only while their vCPU runs guest code, vmsync steps in
+    order; `to_host` maps guest clock cycles to host ones (None: same)."""
+    to_host = to_host or (lambda cycles: cycles)
+    stubs = [stubfile.parse(os.path.join(vmtest.STUB_DIR, folder, entry))
+             for entry in sorted(os.listdir(os.path.join(vmtest.STUB_DIR, folder)))
+             if entry.endswith(".stub")]
+    hosts = [stub for stub in stubs
+             if any(e.name in ("kvm_entry", "kvm_x86_entry") for e in stub.events)]
+    if len(hosts) != 1:
+        vmtest.fail("%s: expected one host, found %d" % (folder, len(hosts)))
+    host = hosts[0]
+    intervals = guest_mode_intervals(host)
+    host_times = {(e.name, e.fields.get("vm_uid"), e.fields.get("cnt")): e.ts
+                  for e in host.events if e.name.startswith("vmsync")}
+    for guest in stubs:
+        if guest is host:
+            continue
+        uids = {e.fields["vm_uid"] for e in guest.events if e.name.startswith("vmsync")}
+        if len(uids) != 1:
+            vmtest.fail("%s: %s has vm_uids %s" % (folder, guest.hostname, uids))
+        uid = uids.pop()
+        for event in guest.events:
+            spans = intervals.get((uid, event.cpu), [])
+            ts = to_host(event.ts)
+            if not any(begin < ts < end for begin, end in spans):
+                vmtest.fail("%s: %s line %d happens while vCPU %d is not in guest mode" % (
+                    folder, guest.hostname, event.line, event.cpu))
+            if event.name == "vmsync_gh_guest":
+                host_ts = host_times.get(("vmsync_gh_host", uid, event.fields["cnt"]))
+                ok = host_ts is not None and ts < host_ts
+            elif event.name == "vmsync_hg_guest":
+                host_ts = host_times.get(("vmsync_hg_host", uid, event.fields["cnt"]))
+                ok = host_ts is not None and host_ts < ts
+            else:
+                continue
+            if not ok:
+                vmtest.fail("%s: %s line %d: its host side is missing or out of order" % (
+                    folder, guest.hostname, event.line))
+
+
 def check_scenarios():
     folders = scenario_folders()
     if sorted(folders) != sorted(EXPECTED_EVENT_COUNTS):
@@ -246,6 +340,8 @@ def check_scenarios():
         if total != EXPECTED_EVENT_COUNTS[folder]:
             vmtest.fail("scenario %s has %d events, expected %d" % (
                 folder, total, EXPECTED_EVENT_COUNTS[folder]))
+        if folder in VM_SCENARIO_CLOCK_MAPS:
+            check_physics(folder, VM_SCENARIO_CLOCK_MAPS[folder])
         print("ok: %s (%d events)" % (folder, total))
 
 

@@ -20,6 +20,7 @@ from fractions import Fraction
 import vmtest
 
 EVENTS = 50000
+LATENCY = 2000
 FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 THREAD_STATES = {"running", "hypervisor", "preempted", "vcpu-blocked", "runnable", "blocked"}
 ON_VCPU = {"running", "hypervisor", "preempted", "vcpu-blocked"}
@@ -36,7 +37,8 @@ HEADERS = {
 
 def generate(out, seed, extra=()):
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [vmtest.WORKLOAD, "--out", out, "--seed", str(seed), "--events", str(EVENTS)]
+    cmd = [vmtest.WORKLOAD, "--out", out, "--seed", str(seed), "--events", str(EVENTS),
+           "--latency-ns", str(LATENCY)]
     proc = subprocess.run(cmd + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
     if proc.returncode != 0:
@@ -172,10 +174,10 @@ class HostReplay:
             vmtest.fail("kvm event at %d on CPU %d outside any vCPU thread" % (ts, cpu))
         if "vcpu_id" in f:
             self.vcpu_of_tid.setdefault(tid, int(f["vcpu_id"]))
-        if learning:
+        if learning or tid not in self.vcpu_of_tid:
+            # without any kvm_entry the analysis cannot tell a vCPU thread
             return
-        vcpu = self.vcpu_of_tid.get(tid)
-        key = (self.machine_of_tid[tid], vcpu)
+        key = (self.machine_of_tid[tid], self.vcpu_of_tid[tid])
         if name.endswith("exit"):
             self.kvm_exits += 1
             if key in self.open:
@@ -315,6 +317,8 @@ class StateReplay:
             self.host_current[cpu] = int(f["next_tid"])
         elif name in ("kvm_entry", "kvm_x86_entry", "kvm_exit", "kvm_x86_exit"):
             tid = self.host_current[cpu]
+            if tid not in replay.vcpu_of_tid:
+                return
             machine, vcpu = replay.machine_of_tid[tid], replay.vcpu_of_tid[tid]
             if name.endswith("exit"):
                 self.set_mode(t, machine, vcpu, "hypervisor", str(cpu), f["exit_reason"])
@@ -378,6 +382,7 @@ def check_states(out, machines, timemap, host_events, host_replay, threads, vcpu
     # Events are 2 ns apart in true time and map back within 1 ns: sorting
     # the mapped times gives the true order.
     timeline.sort(key=lambda e: e[0])
+    check_messages(timeline, LATENCY)
     replay = StateReplay(host_replay, end)
     replay.run(timeline, host_events)
     truth_threads = group(threads, "machine", "tid")
@@ -394,6 +399,49 @@ def check_states(out, machines, timemap, host_events, host_replay, threads, vcpu
         compare_rows("vcpu %s/%s" % (machine, vcpu), rows,
                      replay.vcpu_rows.get((machine, int(vcpu)), []), end,
                      lambda r: (r["mode"], r["host_tid"], r["pcpu"], r["reason"]))
+
+
+SENDERS = {"inet_sock_local_out": "tcp", "vmsync_gh_guest": "vmsync", "vmsync_hg_host": "vmsync"}
+RECEIVERS = {"inet_sock_local_in": "tcp", "vmsync_gh_host": "vmsync", "vmsync_hg_guest": "vmsync"}
+
+
+def message_key(name, f):
+    kind = SENDERS.get(name) or RECEIVERS.get(name)
+    if kind == "tcp":
+        return (kind, f["seq"], f["ack_seq"], f["flags"])
+    return (kind, f["vm_uid"], f["cnt"])
+
+
+def check_messages(timeline, latency):
+    """Unique keys; every message received on another machine at least the
+    minimum latency after it was sent; vmsync in DESIGN-NOTES order."""
+    sent, received = {}, {}
+    for t, machine, _, name, f in timeline:
+        if name in SENDERS:
+            table = sent
+        elif name in RECEIVERS:
+            table = received
+        else:
+            continue
+        key = message_key(name, f)
+        if key in table:
+            vmtest.fail("message key %s used twice" % (key,))
+        table[key] = (t, machine or "host", name)
+    for key, (t, machine, name) in received.items():
+        if key not in sent:
+            vmtest.fail("%s %s received, never sent" % (name, key))
+        send_t, send_machine, _ = sent[key]
+        if send_machine == machine:
+            vmtest.fail("message %s sent and received on %s" % (key, machine))
+        if t - send_t < latency - 1:
+            vmtest.fail("message %s took %s ns, less than %d" % (key, float(t - send_t), latency))
+    vmsync = sorted(k for k in sent if k[0] == "vmsync")
+    for kind, uid, cnt in vmsync:
+        if int(cnt) % 2 == 0 and (kind, uid, str(int(cnt) + 1)) in sent:
+            if sent[(kind, uid, cnt)][0] >= sent[(kind, uid, str(int(cnt) + 1))][0]:
+                vmtest.fail("vmsync %s/%s: reply before request" % (uid, cnt))
+    if not any(k[0] == "tcp" for k in received) or not vmsync:
+        vmtest.fail("no TCP or no vmsync exchange")
 
 
 def appearing_tids(name, f):
@@ -446,14 +494,20 @@ def check_ctf(out, counted):
         print("SKIP part: no stub converter plugin in %s (branch stubgen); "
               "CTF event counts not checked" % vmtest.STUBGEN_PLUGIN_DIR)
         return
+    traces = []
     for machine, expected in counted.items():
         ctf = vmtest.stub_to_ctf(os.path.join(out, machine + ".stub"),
                                  os.path.join(out, "ctf", machine))
+        traces.append(ctf)
         # plain babeltrace2 (text output): one line per event
         total = vmtest.babeltrace2([ctf], plugin_paths=[], wrap=False).stdout.count("\n")
         if total != expected:
             vmtest.fail("%s: %d events in CTF, %d in counts.csv" % (machine, total, expected))
         print("%s: %d events in CTF, as counted" % (machine, total))
+    # All together, as LTTng traces babeltrace2 merges (by realtime offsets).
+    total = vmtest.babeltrace2(traces, plugin_paths=[], wrap=False).stdout.count("\n")
+    if total != sum(counted.values()):
+        vmtest.fail("%d events when read together, %d counted" % (total, sum(counted.values())))
 
 
 BAD_OPTIONS = [

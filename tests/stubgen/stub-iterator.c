@@ -6,6 +6,9 @@
 
 #include "stub-source.h"
 
+#include <inttypes.h>
+
+#include "stub-event-line.h"
 #include "stub-reader.h"
 
 #define ITER_ERROR(iter, ...) \

@@ -5,6 +5,8 @@
 
 #include "stub-source.h"
 
+#include <inttypes.h>
+
 #define COMP_ERROR(self_comp, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT( \
 		bt_self_component_source_as_self_component(self_comp), __VA_ARGS__)

@@ -50,6 +50,7 @@ typedef struct wl_host_thread {
 	wl_host_kind kind;
 	wl_run_state state;
 	int cpu; /* running on, queued on, or last ran on */
+	int pinned_cpu; /* per-CPU kernel thread: its CPU, else -1 */
 	uint64_t wake_ns; /* timer wake-up when blocked, NEVER if none */
 	struct wl_vcpu *vcpu; /* HOST_VCPU only */
 } wl_host_thread;
@@ -62,6 +63,7 @@ typedef struct wl_host_cpu {
 	uint64_t slice_end_ns; /* current may be preempted after this */
 	uint64_t resched_ns; /* a wake-up asked to reschedule at this time */
 	uint64_t burst_end_ns; /* ordinary thread: end of its CPU burst */
+	bool switched; /* wrote a sched_switch: its current thread is known */
 } wl_host_cpu;
 
 typedef struct wl_exit_stat {
@@ -87,6 +89,7 @@ typedef struct wl_vcpu {
 	wl_host_thread *thread;
 	wl_mode mode;
 	bool known; /* a host event of its thread was seen: truth has a mode */
+	bool entered; /* a kvm_entry (which names the vCPU) was written */
 	int reason; /* exit reason while no kvm_entry followed, else -1 */
 	bool halted; /* blocked on the host after a HLT exit */
 
@@ -95,6 +98,7 @@ typedef struct wl_vcpu {
 	uint32_t forced_reason;
 	/* hypervisor mode: when the exit is handled */
 	uint64_t hyp_end_ns;
+	uint64_t resched_after_ns; /* KVM notices a pending reschedule then */
 	bool block_after_exit;
 	uint64_t exit_begin_ns;
 	bool exit_open; /* a kvm_exit was written and no kvm_entry yet */
@@ -159,8 +163,5 @@ typedef struct wl_sim {
 	const char *kvm_entry_name;
 	const char *kvm_exit_name;
 } wl_sim;
-
-/* Returns the time of a new event and moves the clock past it. */
-uint64_t wl_sim_stamp(wl_sim *sim);
 
 #endif

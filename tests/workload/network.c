@@ -114,9 +114,10 @@ static void send_segment(wl_sim *sim, wl_flow *flow, wl_vcpu *guest_vcpu)
 	else
 		wl_host_emit(sim, random_host_cpu(sim), "inet_sock_local_out", TCP_FORMAT,
 			     (guint64)flow->sk, message->seq, message->ack_seq, message->flags);
-	message->arrival_ns = MAX(flow->last_arrival_ns,
-				  sim->last_event_ns + sim->opt.latency_ns +
-				  wl_rng_range(&sim->rng, 0, TCP_JITTER_NS));
+	uint64_t earliest_arrival = sim->last_event_ns + sim->opt.latency_ns +
+				    wl_rng_range(&sim->rng, 0, TCP_JITTER_NS);
+
+	message->arrival_ns = MAX(flow->last_arrival_ns, earliest_arrival);
 	flow->last_arrival_ns = message->arrival_ns;
 	g_queue_push_tail(&flow->in_flight, message);
 }

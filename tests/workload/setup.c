@@ -39,11 +39,30 @@ static wl_host_thread *add_host_thread(wl_sim *sim, wl_host_kind kind, int pid, 
 	thread->pid = pid ? pid : thread->tid;
 	thread->ppid = 1;
 	thread->kind = kind;
+	thread->pinned_cpu = -1;
 	thread->state = RUN_BLOCKED;
 	thread->wake_ns = NEVER;
 	g_strlcpy(thread->comm, comm, sizeof(thread->comm));
 	g_ptr_array_add(sim->host_threads, thread);
 	return thread;
+}
+
+/* ksoftirqd/N: softirq work woken right at the start on each CPU, so that
+ * every CPU writes a sched_switch early (the analysis learns each CPU's
+ * current thread from its first sched_switch). */
+static void add_per_cpu_threads(wl_sim *sim)
+{
+	for (int i = 0; i < sim->opt.host_cpus; i++) {
+		char comm[COMM_SIZE];
+
+		g_snprintf(comm, sizeof(comm), "ksoftirqd/%d", i);
+		wl_host_thread *thread = add_host_thread(sim, HOST_ORDINARY, 0, comm);
+
+		thread->ppid = 2;
+		thread->pinned_cpu = i;
+		thread->cpu = i;
+		thread->wake_ns = sim->now + wl_rng_range(&sim->rng, 1000, 20000);
+	}
 }
 
 static void add_host_cpus(wl_sim *sim)
@@ -55,6 +74,7 @@ static void add_host_cpus(wl_sim *sim)
 		cpu->idle = g_new0(wl_host_thread, 1);
 		cpu->idle->kind = HOST_IDLE;
 		cpu->idle->cpu = i;
+		cpu->idle->pinned_cpu = i;
 		cpu->idle->wake_ns = NEVER;
 		g_snprintf(cpu->idle->comm, sizeof(cpu->idle->comm), "swapper/%d", i);
 		cpu->current = cpu->idle;
@@ -205,7 +225,7 @@ static void place_host_threads(wl_sim *sim)
 		for (guint i = 0; i < sim->host_threads->len; i++) {
 			wl_host_thread *thread = g_ptr_array_index(sim->host_threads, i);
 
-			if ((int)thread->kind != kind)
+			if ((int)thread->kind != kind || thread->pinned_cpu >= 0)
 				continue;
 			if (next_cpu < sim->cpus->len) {
 				wl_host_cpu *cpu = g_ptr_array_index(sim->cpus, next_cpu);
@@ -316,6 +336,7 @@ bool wl_setup(wl_sim *sim)
 	if (!make_out_dir(sim->opt.out_dir) || !open_host_stub(sim))
 		return false;
 	add_host_cpus(sim);
+	add_per_cpu_threads(sim);
 	for (int i = 0; i < 2 * sim->opt.host_cpus; i++)
 		add_host_thread(sim, HOST_ORDINARY, 0, host_comms[i % G_N_ELEMENTS(host_comms)]);
 	for (int g = 1; g <= sim->opt.guests; g++)

@@ -60,8 +60,19 @@ static next_step earliest(wl_sim *sim)
 	return best;
 }
 
+static bool every_cpu_switched(const wl_sim *sim)
+{
+	for (guint i = 0; i < sim->cpus->len; i++)
+		if (!((const wl_host_cpu *)g_ptr_array_index(sim->cpus, i))->switched)
+			return false;
+	return true;
+}
+
 static bool budget_used(const wl_sim *sim, uint64_t when)
 {
+	/* Events of a CPU that never switches cannot be given to a thread. */
+	if (!every_cpu_switched(sim))
+		return false;
 	if (sim->opt.duration_ns && when >= sim->start_ns + sim->opt.duration_ns)
 		return true;
 	return sim->opt.events && sim->events >= sim->opt.events;
