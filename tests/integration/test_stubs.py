@@ -402,6 +402,9 @@ def check_directives(tmp):
         "3 1 empty  # a comment",
         ""]))
     check_stub(path, path + "-ctf")
+    # No event at all: still one stream with one (empty) packet, like LTTng.
+    check_stub(write(tmp, "empty.stub", "# nothing\n"), os.path.join(tmp, "empty-ctf"))
+    check_stub(write(tmp, "idle.stub", "cpus 3\n"), os.path.join(tmp, "idle-ctf"))
     # Old LTTng 2.1 packets: each full packet ends after the next one begins.
     path = write(tmp, "overlap.stub", "packet-size 2\npacket-end-overlap 1500\n" +
                  "".join("%d 0 kvm_entry\n" % ts for ts in range(1, 8)))
