@@ -116,3 +116,24 @@ def suggested_params(stderr):
         if "To skip the synchronization pass next time, pass: " in line:
             return line.split("pass: ", 1)[1].strip()
     return None
+
+
+# sink.text.pretty with clock-seconds=yes: "[S.NNNNNNNNN] (+D) HOST EVENT: ..."
+PRETTY_SECONDS = "clock-seconds=yes"
+_PRETTY_RE = re.compile(r"^\[(-?\d+)\.(\d{9})\] \(\S+\) (\S+) ([^:]+):")
+
+
+def pretty_events(text, what):
+    """[(ns, hostname, event name)] of sink.text.pretty output, checked in order."""
+    events = []
+    for line in text.splitlines():
+        match = _PRETTY_RE.match(line)
+        if match:
+            ns = int(match.group(1)) * 1000000000 + int(match.group(2))
+            events.append((ns, match.group(3), match.group(4)))
+    for number, (prev, now) in enumerate(zip(events, events[1:]), 2):
+        if now[0] < prev[0]:
+            vmtest.fail("%s: event %d goes back by %d ns" % (what, number, prev[0] - now[0]))
+    if not events:
+        vmtest.fail("%s: no event in the output" % what)
+    return events
