@@ -255,7 +255,8 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 		struct machine *machine = machine_table_at(iter->machines, i);
 		struct machine_info *info = correlate_machine_info(iter, machine);
 
-		if (info->is_reference ||
+		/* A clockless machine has nothing to synchronize (already warned). */
+		if (info->is_reference || !machine->has_clock ||
 				g_hash_table_contains(iter->comp->params.transforms, machine->name)) {
 			continue;
 		}
