@@ -78,15 +78,29 @@ bool correlate_trace_created(void *data,
 	return ok;
 }
 
-/* `NAME={slope=S,offset-ns=O}`, as the `transforms` parameter takes it. */
+/*
+ * `NAME={slope=S,offset-ns=O}`, as the `transforms` parameter takes it.
+ *
+ * The parameter's slope is a double and its offset an integer: a slope
+ * rounded to a double is off by up to 1e-16, which is 160 ns at Unix-epoch
+ * nanoseconds. So the offset is fitted to the rounded slope at the middle of
+ * the machine's time span, where the given formula then agrees with the
+ * computed one to the nanosecond.
+ */
 static char *transform_text(const struct machine *machine, const struct machine_info *info)
 {
-	char *slope = real_text(info->formula.slope);
-	char *text = g_strdup_printf("%s={slope=%s,offset-ns=%" PRId64 "}",
-		machine->name, slope, rounded_offset(info->formula.offset_ns));
+	double slope = (double) info->formula.slope;
+	long double offset = info->formula.offset_ns;
 
-	g_free(slope);
-	return text;
+	if (info->has_span) {
+		int64_t middle = info->first_ns / 2 + info->last_ns / 2;
+		long double mapped = info->formula.slope * middle + info->formula.offset_ns;
+
+		offset = mapped - (long double) slope * middle;
+	}
+
+	return g_strdup_printf("%s={slope=%.17g,offset-ns=%" PRId64 "}",
+		machine->name, slope, rounded_offset(offset));
 }
 
 static void log_machine(struct correlate_iter *iter, struct machine *machine,

@@ -52,6 +52,9 @@ struct machine_info {
 	const char *role;                 /* "host", "guest" or "unknown" */
 	bool is_reference;
 	uint64_t kvm_entries;             /* seen in the sync pass */
+	bool has_span;                    /* first_ns and last_ns are set */
+	int64_t first_ns;                 /* own clock, seen in the sync pass */
+	int64_t last_ns;
 	bool declares_kvm;                /* its stream classes have KVM entries */
 };
 

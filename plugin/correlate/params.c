@@ -133,7 +133,7 @@ static bt_value_map_foreach_entry_const_func_status parse_formula_entry(
 	}
 
 	return parse->ok ? BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK :
-		BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_INTERRUPT;
+		BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 }
 
 static bt_value_map_foreach_entry_const_func_status parse_transform_entry(
@@ -147,7 +147,7 @@ static bt_value_map_foreach_entry_const_func_status parse_transform_entry(
 			"value for machine `%s` must be a map {slope=REAL, "
 			"offset-ns=INTEGER}.", key);
 		parse->ok = false;
-		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_INTERRUPT;
+		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 	}
 
 	formula = g_new(struct vm_sync_formula, 1);
@@ -158,7 +158,7 @@ static bt_value_map_foreach_entry_const_func_status parse_transform_entry(
 	parse->ok = true;
 	bt_value_map_foreach_entry_const(value, parse_formula_entry, parse);
 	return parse->ok ? BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK :
-		BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_INTERRUPT;
+		BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 }
 
 static bool parse_transforms(struct correlate_params *params, const bt_value *value,
@@ -209,7 +209,7 @@ static bt_value_map_foreach_entry_const_func_status parse_entry(const char *key,
 	}
 
 	return parse->ok ? BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK :
-		BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_INTERRUPT;
+		BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 }
 
 bool correlate_params_parse(struct correlate_params *params,

@@ -58,6 +58,20 @@ static void note_event(struct correlate_iter *iter, const bt_message *msg,
 	}
 }
 
+/* The time span of a machine, where its formula matters most. */
+static void note_span(struct machine_info *info, int64_t ns)
+{
+	if (!info->has_span || ns < info->first_ns) {
+		info->first_ns = ns;
+	}
+
+	if (!info->has_span || ns > info->last_ns) {
+		info->last_ns = ns;
+	}
+
+	info->has_span = true;
+}
+
 static void note_message(struct correlate_iter *iter, guint upstream_index,
 		const bt_message *msg, const struct msg_time *time)
 {
@@ -68,6 +82,10 @@ static void note_message(struct correlate_iter *iter, guint upstream_index,
 	}
 
 	state = correlate_stream_state(iter, time->stream);
+	if (time->has_time) {
+		note_span(correlate_machine_info(iter, state->machine), time->ns);
+	}
+
 	note_machine(&g_array_index(iter->bounds, struct upstream_bound, upstream_index),
 		state->machine);
 	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
@@ -237,7 +255,8 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 		struct machine *machine = machine_table_at(iter->machines, i);
 		struct machine_info *info = correlate_machine_info(iter, machine);
 
-		if (info->is_reference ||
+		/* A clockless machine has nothing to synchronize (already warned). */
+		if (info->is_reference || !machine->has_clock ||
 				g_hash_table_contains(iter->comp->params.transforms, machine->name)) {
 			continue;
 		}

@@ -81,24 +81,59 @@ def run(args, what, check=True):
 
 
 def env_entries(text):
-    """{hostname: {env name: value}} from a full sink.text.details output."""
+    """{vm_machine: {env name: value}} from a full sink.text.details output."""
     result = {}
-    current = None
-    in_env = False
+    env = None
     for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith("Environment ("):
-            in_env = True
-            current = {}
+            env = {}
             continue
-        if in_env:
+        if env is not None:
             if line.startswith("      ") and ": " in stripped:
                 key, value = stripped.split(": ", 1)
-                current[key] = value
+                env[key] = value
                 continue
-            in_env = False
-            if "hostname" in current:
-                result.setdefault(current["hostname"] + "|" + current.get("vm_machine", ""),
-                                  current)
-    return {key.split("|", 1)[1] or key.split("|", 1)[0]: value
-            for key, value in result.items()}
+            if "vm_machine" in env:
+                result[env["vm_machine"]] = env
+            env = None
+    return result
+
+
+def summary_lines(stderr):
+    """{machine: INFO summary line} of the component's log."""
+    found = {}
+    for line in stderr.splitlines():
+        match = re.search(r"Machine `([^`]+)`: role ", line)
+        if match:
+            found[match.group(1)] = line
+    return found
+
+
+def suggested_params(stderr):
+    """The `reference=...,transforms={...}` the log suggests, or None."""
+    for line in stderr.splitlines():
+        if "To skip the synchronization pass next time, pass: " in line:
+            return line.split("pass: ", 1)[1].strip()
+    return None
+
+
+# sink.text.pretty with clock-seconds=yes: "[S.NNNNNNNNN] (+D) HOST EVENT: ..."
+PRETTY_SECONDS = "clock-seconds=yes"
+_PRETTY_RE = re.compile(r"^\[(-?\d+)\.(\d{9})\] \(\S+\) (\S+) ([^:]+):")
+
+
+def pretty_events(text, what):
+    """[(ns, hostname, event name)] of sink.text.pretty output, checked in order."""
+    events = []
+    for line in text.splitlines():
+        match = _PRETTY_RE.match(line)
+        if match:
+            ns = int(match.group(1)) * 1000000000 + int(match.group(2))
+            events.append((ns, match.group(3), match.group(4)))
+    for number, (prev, now) in enumerate(zip(events, events[1:]), 2):
+        if now[0] < prev[0]:
+            vmtest.fail("%s: event %d goes back by %d ns" % (what, number, prev[0] - now[0]))
+    if not events:
+        vmtest.fail("%s: no event in the output" % what)
+    return events
