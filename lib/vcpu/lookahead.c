@@ -113,9 +113,10 @@ static void give_up_host(struct vm_vcpu_tracker *tracker, const char *when)
 	while (g_hash_table_iter_next(&iter, &key, NULL))
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_HOST, GPOINTER_TO_UINT(key),
 			"No host found %s: no machine has the hypervisor events "
-			"that model `%s` recognizes, so no vCPU mode is computed "
-			"for this guest. Give the host's trace too, recorded with "
-			"the kvm events enabled.", when, tracker->model->cls->name);
+			"that model `%s` recognizes, so no vCPU mode is computed. "
+			"If this machine is a guest, give the host's trace too, "
+			"recorded with the hypervisor's events enabled (kvm_entry "
+			"and kvm_exit for KVM).", when, tracker->model->cls->name);
 }
 
 static void give_up_parked(struct vm_vcpu_tracker *tracker)
