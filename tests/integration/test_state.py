@@ -251,6 +251,47 @@ def check_thread_exit():
         vmtest.fail("thread exit: want one warning, got:\n" + proc.stderr)
 
 
+# Two QEMU processes (pids 100 and 200), two guests, no vmsync event: only
+# parameter vm-pids tells which QEMU runs which guest.
+TWO_QEMU_HOST = """hostname host
+cpus 2
+0 0 lttng_statedump_process_state tid=101 pid=100 name=qemu
+0 0 lttng_statedump_process_state tid=201 pid=200 name=qemu
+1 0 sched_switch prev_comm=any prev_tid=30 prev_state=0 next_comm=qemu next_tid=101
+2 1 sched_switch prev_comm=any prev_tid=40 prev_state=0 next_comm=qemu next_tid=201
+5 0 kvm_entry vcpu_id=0
+6 1 kvm_entry vcpu_id=0
+45 0 kvm_exit exit_reason=48 isa=1
+46 1 kvm_exit exit_reason=1 isa=1
+"""
+
+
+def check_vm_pids():
+    host = write_stub("two-qemu-host", TWO_QEMU_HOST)
+    first = write_stub("two-qemu-first", GUEST_STUB.replace("hostname guest", "hostname first"))
+    second = write_stub("two-qemu-second", GUEST_STUB.replace("hostname guest", "hostname second"))
+    traces = [host, first, second]
+    proc = run_pretty(traces)
+    events = parse_pretty(proc.stdout)
+    if any(name == "vm:vcpu_state" for _, _, name, _ in events):
+        vmtest.fail("two QEMUs without vm-pids: a vCPU was mapped by a guess")
+    warnings = warnings_of(proc.stderr)
+    if len(warnings) != 1 or "vm-pids" not in warnings[0]:
+        vmtest.fail("two QEMUs without vm-pids: want one warning, got:\n" + proc.stderr)
+    proc = run_pretty(traces, "vm-pids={first=200,second=+100}")
+    events = parse_pretty(proc.stdout)
+    want = {"first": [("hypervisor", 2, 6, -1), ("guest", 6, 46, -1),
+                      ("hypervisor", 46, 400, 1)],
+            "second": [("hypervisor", 1, 5, -1), ("guest", 5, 45, -1),
+                       ("hypervisor", 45, 400, 48)]}
+    for vm, intervals in want.items():
+        got = vcpu_intervals(events, vm, 0)
+        if got != intervals:
+            vmtest.fail("vm-pids: %s\n got %r\nwant %r" % (vm, got, intervals))
+    if warnings_of(proc.stderr):
+        vmtest.fail("vm-pids: unexpected warnings:\n" + proc.stderr)
+
+
 def check_seek_beginning():
     """A sink that reads everything, seeks to the beginning, reads again."""
     try:
@@ -325,6 +366,7 @@ def main():
     check_guest_without_host()
     check_missing_fields()
     check_thread_exit()
+    check_vm_pids()
     # The seek test loads the plugin into this Python process: not under
     # valgrind nor with a sanitized build (its runtime is not preloaded here).
     if not os.environ.get("VM_BT_WRAPPER") and not os.environ.get("VM_BT_PRELOAD"):
