@@ -55,7 +55,7 @@ static void learn(struct vm_vcpu_tracker *tracker, const struct vm_event *event,
 	tracker->model->cls->learn(tracker->model->data, event, tid);
 }
 
-static void record_change(struct held_input *at, const struct vcpu_thread *thread,
+static void record_change(struct held_input *at, struct vcpu_thread *thread,
 		bool takes_over, bool ends)
 {
 	struct pending_change change = {
@@ -68,6 +68,8 @@ static void record_change(struct held_input *at, const struct vcpu_thread *threa
 		.ends = ends,
 	};
 
+	if (thread->awaiting_vm && at->seq < thread->hold_from_seq)
+		thread->hold_from_seq = at->seq;
 	if (!at->changes)
 		at->changes = g_array_new(FALSE, FALSE, sizeof(struct pending_change));
 	g_array_append_val(at->changes, change);
@@ -88,6 +90,14 @@ static void set_mode(struct held_input *at, struct vcpu_thread *thread,
 	record_change(at, thread, takes_over, false);
 }
 
+/* The look-ahead holds the thread's changes until its VM is known. */
+static void await_vm(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread)
+{
+	thread->awaiting_vm = true;
+	thread->hold_from_seq = UINT64_MAX;
+	vm_int64_table_insert(tracker->unmapped, thread->tid, thread);
+}
+
 static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
 		int64_t tid, int64_t vcpu_id)
 {
@@ -100,7 +110,7 @@ static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
 	thread->pcpu = -1;
 	thread->exit_reason = -1;
 	vm_int64_table_insert(tracker->threads, tid, thread);
-	vm_int64_table_insert(tracker->unmapped, tid, thread);
+	await_vm(tracker, thread);
 	return thread;
 }
 
@@ -131,7 +141,7 @@ static void enter_guest(struct vm_vcpu_tracker *tracker,
 		backdate_switch_in(tracker, thread, cpu);
 	} else if (thread->ended) {
 		thread->ended = false;
-		vm_int64_table_insert(tracker->unmapped, tid, thread);
+		await_vm(tracker, thread);
 	}
 	if (vcpu_id >= 0 && vcpu_id != thread->vcpu_id) {
 		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION, input->event.machine,

@@ -59,6 +59,12 @@ struct vcpu_thread {
 	bool ended;
 	/* vcpu_id of the last recorded change. */
 	int64_t recorded_vcpu_id;
+	/*
+	 * While the thread's VM is not known: the look-ahead holds the input
+	 * of its oldest change (seq) and everything after it.
+	 */
+	bool awaiting_vm;
+	uint64_t hold_from_seq;
 
 	/* Release side: the identity this thread last reported. */
 	bool reported;
@@ -99,7 +105,9 @@ struct vm_vcpu_tracker {
 
 	/* Machines seen: GUINT_TO_POINTER(machine) set. */
 	GHashTable *machines;
-	bool gave_up_host;
+	/* Time of the first input with a time, INT64_MIN before. */
+	int64_t first_ts;
+	bool no_host_reported;
 	/* vm_int64_pair(kind, machine) set of the warnings given. */
 	GHashTable *warned;
 };

@@ -71,10 +71,14 @@ struct vm_vcpu_limits {
 	int64_t switch_in_grace_ns;
 };
 
-/* 1 s of trace time, one million inputs, 10 ms after a switch-in. */
+/*
+ * 1 s of trace time, 100,000 inputs, 1 ms after a switch-in. A held
+ * babeltrace2 event message costs about 1 KB: the event limit bounds the
+ * memory of the look-ahead to about 100 MB.
+ */
 #define VM_VCPU_DEFAULT_WINDOW_NS INT64_C(1000000000)
-#define VM_VCPU_DEFAULT_MAX_EVENTS UINT64_C(1000000)
-#define VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS INT64_C(10000000)
+#define VM_VCPU_DEFAULT_MAX_EVENTS UINT64_C(100000)
+#define VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS INT64_C(1000000)
 
 struct vm_vcpu_tracker;
 

@@ -568,6 +568,39 @@ START_TEST(lookahead_event_limit)
 }
 END_TEST
 
+/*
+ * The look-ahead holds only from the first input that what it waits for
+ * governs: here the switch-in of a vCPU thread whose VM is unknown.
+ */
+START_TEST(lookahead_holds_only_what_it_needs)
+{
+	const struct vm_vcpu_limits limits = { 1000000000, 1000000, 2 };
+	struct harness *h = harness_new(NULL, &limits);
+	struct vm_event event;
+	int64_t ts;
+
+	add_machines(h, 3);
+	for (ts = 1; ts <= 5; ts++) {
+		event = ev_switch(GUEST1, ts, 0, 7, S_RUNNING, 8);
+		harness_push(h, &event);
+	}
+	event = ev_switch(HOST, 10, 0, 10, S_RUNNING, 31);
+	harness_push(h, &event);
+	event = ev_entry(HOST, 11, 0, 0);
+	harness_push(h, &event);
+	for (ts = 12; ts <= 20; ts++) {
+		event = ev_switch(GUEST1, ts, 0, 7, S_RUNNING, 8);
+		harness_push(h, &event);
+	}
+	/* The 5 guest events are out, the rest waits for the VM of thread 31. */
+	ck_assert_uint_eq(h->outputs->len, 5);
+	ck_assert_uint_eq(vm_vcpu_tracker_held(h->tracker), 11);
+	harness_flush(h);
+	ck_assert_uint_eq(harness_warnings(h, VM_VCPU_WARN_NO_VM, HOST), 1);
+	harness_free(h);
+}
+END_TEST
+
 /* A guest alone: one warning, every input released, no mode invented. */
 START_TEST(guest_without_host)
 {
@@ -616,6 +649,7 @@ int main(void)
 	tcase_add_test(odd, missing_fields);
 	tcase_add_test(odd, lookahead_time_limit);
 	tcase_add_test(odd, lookahead_event_limit);
+	tcase_add_test(odd, lookahead_holds_only_what_it_needs);
 	tcase_add_test(odd, guest_without_host);
 	suite_add_tcase(s, mapping);
 	suite_add_tcase(s, modes);
