@@ -5,7 +5,9 @@
 
 #include "emit.h"
 #include "guest-sched.h"
-#include "network.h"
+#include "guest-work.h"
+#include "tcp.h"
+#include "vmsync.h"
 
 #define NS_PER_S UINT64_C(1000000000)
 /* Traces start some time in mid-2025. */
@@ -350,14 +352,15 @@ bool wl_setup(wl_sim *sim)
 			place_vcpu(sim, g_ptr_array_index(guest->vcpus, v));
 		place_guest_threads(sim, guest);
 	}
-	wl_network_init(sim);
+	wl_tcp_init(sim);
+	wl_vmsync_init(sim);
 	host_statedump(sim);
 	return true;
 }
 
 void wl_teardown(wl_sim *sim)
 {
-	wl_network_clear(sim);
+	wl_tcp_clear(sim);
 	if (sim->guests)
 		g_ptr_array_unref(sim->guests);
 	if (sim->host_threads)
