@@ -103,7 +103,7 @@ typedef struct wl_vcpu {
 	uint64_t exit_begin_ns;
 	bool exit_open; /* a kvm_exit was written and no kvm_entry yet */
 
-	/* vmsync exchange in progress: see network.c */
+	/* vmsync exchange in progress: see vmsync.h */
 	bool vmsync_exit_pending;
 	uint32_t vmsync_cnt;
 	uint64_t vmsync_gh_guest_ns;
@@ -157,7 +157,7 @@ typedef struct wl_sim {
 	GPtrArray *cpus; /* of wl_host_cpu */
 	GPtrArray *host_threads; /* of wl_host_thread */
 	GPtrArray *guests; /* of wl_guest */
-	GPtrArray *flows; /* of wl_flow (network.h) */
+	GPtrArray *flows; /* of wl_flow (tcp.h) */
 	GHashTable *tcp_keys; /* (seq << 32 | ack_seq) already used */
 	int next_host_tid;
 	const char *kvm_entry_name;

@@ -4,6 +4,7 @@
 #include "guest-sched.h"
 #include "host-sched.h"
 #include "truth.h"
+#include "vmsync.h"
 
 uint64_t wl_vcpu_next_ns(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 {
@@ -33,16 +34,6 @@ static uint32_t exit_reason_now(wl_sim *sim, wl_vcpu *vcpu, bool resched_due)
 	return wl_exit_reason_pick(wl_rng_next(&sim->rng))->reason;
 }
 
-static void start_vmsync_reply(wl_sim *sim, wl_vcpu *vcpu)
-{
-	/* The host sees the guest's message at least one latency later. */
-	vcpu->vmsync_exit_pending = false;
-	vcpu->gh_host_pending = true;
-	vcpu->gh_host_due_ns = MAX(sim->now, vcpu->vmsync_gh_guest_ns + sim->opt.latency_ns);
-	vcpu->hg_host_pending = true;
-	vcpu->hyp_end_ns = vcpu->gh_host_due_ns + wl_rng_range(&sim->rng, 800, 3000);
-}
-
 static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t reason)
 {
 	const wl_exit_reason *info = wl_exit_reason_find(reason);
@@ -63,23 +54,14 @@ static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t rea
 	vcpu->hyp_end_ns = sim->now + wl_rng_range(&sim->rng, info->min_ns, info->max_ns);
 	vcpu->resched_after_ns = sim->now + wl_rng_range(&sim->rng, 300, 1200);
 	vcpu->block_after_exit = wl_rng_chance(&sim->rng, info->block_permille);
-	if (reason == EXIT_VMCALL && vcpu->vmsync_exit_pending)
-		start_vmsync_reply(sim, vcpu);
+	if (reason == EXIT_VMCALL)
+		wl_vmsync_vmcall_exit(sim, vcpu);
 	wl_truth_vcpu_changed(sim, vcpu);
 }
 
 static void vcpu_enter(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 {
-	wl_guest *guest = vcpu->guest;
-
-	if (vcpu->hg_host_pending) {
-		wl_host_emit(sim, cpu->id, "vmsync_hg_host", "cnt=%u vm_uid=%" G_GUINT64_FORMAT,
-			     vcpu->vmsync_cnt + 1, guest->vm_uid);
-		vcpu->hg_host_pending = false;
-		vcpu->hg_guest_pending = true;
-		vcpu->hg_guest_due_ns = sim->last_event_ns + sim->opt.latency_ns +
-					wl_rng_range(&sim->rng, 0, sim->opt.latency_ns / 2);
-	}
+	wl_vmsync_send_reply(sim, vcpu, cpu->id);
 	wl_host_emit(sim, cpu->id, sim->kvm_entry_name, "vcpu_id=%d", vcpu->id);
 	if (vcpu->exit_open)
 		wl_truth_exit_done(vcpu, vcpu->reason, sim->last_event_ns - vcpu->exit_begin_ns);
@@ -124,9 +106,7 @@ void wl_vcpu_step(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 	}
 	resched_due = resched_due && vcpu->resched_after_ns <= sim->now;
 	if (vcpu->gh_host_pending) {
-		wl_host_emit(sim, cpu->id, "vmsync_gh_host", "cnt=%u vm_uid=%" G_GUINT64_FORMAT,
-			     vcpu->vmsync_cnt, vcpu->guest->vm_uid);
-		vcpu->gh_host_pending = false;
+		wl_vmsync_receive_request(sim, vcpu, cpu->id);
 	} else if (resched_due) {
 		/* preempted in hypervisor mode, keeping the exit reason */
 		wl_host_switch(sim, cpu, PREV_RUNNABLE);
