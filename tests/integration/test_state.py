@@ -127,6 +127,28 @@ def check_ctf_round_trip(expected_events):
         vmtest.fail("vm:vcpu_state events differ after sink.ctf.fs:\n%r\n%r" % (got, want))
     if len(back) != len(expected_events):
         vmtest.fail("sink.ctf.fs copy has %d events, want %d" % (len(back), len(expected_events)))
+    # Same hostname and clock as the host: the copy's state trace is the host's.
+    with open(os.path.join(out, "vm-state", "metadata")) as metadata:
+        if 'hostname = "host";' not in metadata.read():
+            vmtest.fail("the vm-state trace does not name the host machine")
+
+
+def check_muxer_downstream(expected_events):
+    """The state events share the host's clock class: a muxer after accepts them."""
+    traces = vmtest.scenario("one-qemu-kvm")
+    proc = vmtest.babeltrace2([
+        "run",
+        "-c", "host:source.ctf.fs", "-p", 'inputs=["%s"]' % traces["host"],
+        "-c", "guest:source.ctf.fs", "-p", 'inputs=["%s"]' % traces["guest"],
+        "-c", "mux1:filter.utils.muxer", "-c", "state:filter.vm.state",
+        "-c", "mux2:filter.utils.muxer",
+        "-c", "pretty:sink.text.pretty", "-p", "clock-seconds=yes",
+        "--connect", "host:mux1", "--connect", "guest:mux1", "--connect", "mux1:state",
+        "--connect", "state:mux2", "--connect", "mux2:pretty"])
+    events = parse_pretty(proc.stdout)
+    check_time_order(events)
+    if sorted(events, key=repr) != sorted(expected_events, key=repr):
+        vmtest.fail("a muxer after filter.vm.state changes its output")
 
 
 def expect_init_error(traces, params, words):
@@ -362,6 +384,7 @@ def main():
     events = check_one_qemu_kvm("one-qemu-kvm")
     check_one_qemu_kvm("one-qemu-kvm-x86")
     check_ctf_round_trip(events)
+    check_muxer_downstream(events)
     check_bad_parameters()
     check_guest_without_host()
     check_missing_fields()
