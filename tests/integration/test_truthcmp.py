@@ -137,6 +137,10 @@ def check_threads(d, chunk=None, seed=None):
         (("preempted", "0", ""), None): 20,
     })
     expect("threads worst", result.worst(1)[0][0], ("guest1", 11))
+    expect("threads by state", result.by_state, {
+        "running": [190, 200], "runnable": [100, 100], "blocked": [200, 200],
+        "hypervisor": [0, 50], "preempted": [180, 200],
+    })
     return result
 
 
@@ -149,6 +153,9 @@ def check_vcpus(d):
     expect("vcpus confusion", result.confusion, {
         (("guest",), ("hypervisor",)): 10,
         (("blocked",), None): 100,
+    })
+    expect("vcpus by mode", result.by_state, {
+        "guest": [240, 250], "hypervisor": [50, 50], "blocked": [0, 100],
     })
     print("vcpus: %.4f%% agreement, as worked out by hand (29/40)" % result.percent)
 

@@ -192,6 +192,7 @@ class Agreement:
         self.extra_keys = []       # output keys the truth does not have
         self.confusion = {}        # (truth value, output value) -> ns, disagreements
         self.per_key = {}          # key -> (matched, truth ns), for the worst list
+        self.by_state = {}         # truth state or mode -> [matched, truth ns]
         self.overlaps = 0          # output intervals that overlap their predecessor
         self.irrelevant = 0        # output rows with a field the schema wants empty
 
@@ -214,6 +215,9 @@ class Agreement:
         lines = ["%s: %.4f%% agreement (%d of %d ns over %d %s; output %d ns)" % (
             self.what, self.percent, self.matched_ns, self.truth_ns, self.keys,
             "threads" if self.what == "threads" else "vCPUs", self.output_ns)]
+        lines.append("  by %s: %s" % ("state" if self.what == "threads" else "mode", ", ".join(
+            "%s %.4f%% of %d ns" % (name, 100.0 * matched / total if total else 100.0, total)
+            for name, (matched, total) in sorted(self.by_state.items()))))
         if self.missing_keys:
             lines.append("  missing from the output: %s" % _few(self.missing_keys, limit))
         if self.extra_keys:
@@ -267,10 +271,15 @@ def _compare_key(key, truth, output, result):
 
     if out is not None:
         out_begin, out_end, out_value = take(out)
+    by_state = result.by_state
     for _, _, begin, end, value in truth:
         if end <= begin:
             continue
         total += end - begin
+        state = by_state.get(value[0])
+        if state is None:
+            state = by_state[value[0]] = [0, 0]
+        state[1] += end - begin
         cursor = begin
         while cursor < end:
             # Output intervals that end before the cursor are of no use.
@@ -288,6 +297,7 @@ def _compare_key(key, truth, output, result):
             stop = min(end, out_end)
             if out_value == value:
                 matched += stop - cursor
+                state[0] += stop - cursor
             else:
                 confusion[(value, out_value)] = confusion.get((value, out_value), 0) + \
                     stop - cursor
