@@ -1,11 +1,13 @@
-"""vm-workload: deterministic output, and a ground truth consistent with
-the events it wrote.
+"""vm-workload: deterministic output, clear refusals of bad options, and a
+ground truth consistent with the events it wrote.
 
-The truth is checked against a replay of the stub files (never the other
-way round): intervals well formed, exits matching the kvm_exit/kvm_entry
-pairs, every guest event inside a guest-mode period of its vCPU once mapped
-through the true time map; then, when the stub converter is built, the CTF
-traces hold exactly the counted events.
+The truth is checked against the stub files (never computed from them):
+intervals well formed, exits matching the kvm_exit/kvm_entry pairs, every
+guest event inside a guest-mode period of its vCPU once mapped through the
+true time map, messages no faster than the minimum latency, and an
+independent replay of SPEC.md's state rules giving the same threads and
+vCPU intervals; then, when the stub converter is built, the CTF traces hold
+exactly the counted events.
 """
 
 import csv
@@ -14,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from fractions import Fraction
 
 import vmtest
@@ -33,8 +34,6 @@ HEADERS = {
     "counts.csv": "machine,event,count",
     "machines.csv": "machine,role,hostname,clock_uuid,vm_uid,qemu_pid",
 }
-
-
 EXTRA = {}  # output dir -> extra options it was generated with
 
 
