@@ -498,7 +498,8 @@ def check_directives(tmp):
 BAD_STUBS = [
     # (name, text, line, words the message must hold)
     ("unknown-field", "1 0 kvm_entry vcpu=1\n", 1, ["unknown field `vcpu`", "vcpu_id"]),
-    ("unknown-event", "cpus 1\n1 0 kvm_entryx\n", 2, ["unknown event `kvm_entryx`"]),
+    ("unknown-event", "cpus 1\n1 0 kvm_entryx\n", 2,
+     ["unknown event `kvm_entryx`", "kvm_x86_entry, kvm_exit"]),
     ("decreasing", "5 0 kvm_entry\n3 1 kvm_entry\n4 0 kvm_entry\n", 3,
      ["timestamp 4 of CPU 0 is before 5 (line 1)"]),
     ("bad-directive", "hostnam x\n", 1, ["unknown directive `hostnam`", "hostname"]),

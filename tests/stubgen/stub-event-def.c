@@ -299,6 +299,18 @@ void stub_event_table_destroy(struct stub_event_table *table)
 	g_free(table);
 }
 
+char *stub_event_table_name_list(const struct stub_event_table *table)
+{
+	GString *list = g_string_new(NULL);
+
+	for (guint i = 0; i < table->defs->len; i++) {
+		const struct stub_event_def *def = g_ptr_array_index(table->defs, i);
+
+		g_string_append_printf(list, "%s%s", i ? ", " : "", def->name);
+	}
+	return g_string_free(list, FALSE);
+}
+
 const struct stub_event_def *stub_event_table_lookup(
 		const struct stub_event_table *table, const char *name)
 {

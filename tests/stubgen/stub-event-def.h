@@ -74,6 +74,9 @@ char *stub_event_def_field_list(const struct stub_event_def *def);
 struct stub_event_table *stub_event_table_create(void);
 void stub_event_table_destroy(struct stub_event_table *table);
 
+/* "a, b, c": the event names, in declaration order, for error messages. */
+char *stub_event_table_name_list(const struct stub_event_table *table);
+
 const struct stub_event_def *stub_event_table_lookup(
 		const struct stub_event_table *table, const char *name);
 
