@@ -542,6 +542,28 @@ def check_bad_stubs(tmp):
     print("ok: bad stubs fail naming the line")
 
 
+def check_generated_files(tmp):
+    """The committed stubs are what their generators write (tc2stub only when
+    the Trace Compass XML of ../shared is there)."""
+    tools = os.path.join(vmtest.SOURCE_DIR, "tests", "tools")
+    runs = [[os.path.join(tools, "gen-scenarios")]]
+    shared = vmtest.shared_dir()
+    if shared and os.path.isdir(os.path.join(shared, "tc-stubs")):
+        runs.append([os.path.join(tools, "tc2stub"), os.path.join(shared, "tc-stubs")])
+    for run in runs:
+        out = os.path.join(tmp, "generated-" + os.path.basename(run[0]))
+        subprocess.run(["/usr/bin/python3"] + run + [out], check=True)
+        for folder in sorted(os.listdir(out)):
+            for entry in sorted(os.listdir(os.path.join(out, folder))):
+                with open(os.path.join(out, folder, entry)) as generated, \
+                        open(os.path.join(vmtest.STUB_DIR, folder, entry)) as committed:
+                    if generated.read() != committed.read():
+                        vmtest.fail("stub-traces/%s/%s differs from what %s writes" % (
+                            folder, entry, os.path.basename(run[0])))
+    print("ok: committed stubs match their generators (%s)" % ", ".join(
+        os.path.basename(run[0]) for run in runs))
+
+
 def main():
     if not os.path.isdir(vmtest.STUBGEN_PLUGIN_DIR):
         vmtest.fail("no vmstub plugin in " + vmtest.STUBGEN_PLUGIN_DIR)
@@ -550,6 +572,7 @@ def main():
         check_order_and_sorting(tmp)
         check_directives(tmp)
         check_bad_stubs(tmp)
+        check_generated_files(tmp)
 
 
 if __name__ == "__main__":
