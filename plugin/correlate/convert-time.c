@@ -2,6 +2,8 @@
  * Fast exact conversion of a time through a sync formula: see convert-time.h.
  */
 
+#include <stdbool.h>
+
 #include "correlate/convert-time.h"
 
 /*
@@ -12,6 +14,24 @@
  * most |correction| * 2^-63, so unless its fraction is that close to one
  * half, both round it the same way.
  */
+/*
+ * Whether long double has its 64-bit mantissa at run time: valgrind runs
+ * x87 code in double precision, and then only the library is exact.
+ */
+static bool long_double_is_precise(void)
+{
+	static int precise = -1;
+
+	if (precise < 0) {
+		volatile long double one = 1;
+		volatile long double tiny = 0x1p-63L;
+
+		precise = one + tiny != one;
+	}
+
+	return precise;
+}
+
 int64_t correlate_convert_time(const struct vm_sync_formula *formula, int64_t t)
 {
 	long double correction = (formula->slope - 1) * (long double) t + formula->offset_ns;
@@ -21,7 +41,7 @@ int64_t correlate_convert_time(const struct vm_sync_formula *formula, int64_t t)
 	int64_t rounded;
 	int64_t result;
 
-	if (!(correction > -4e18L && correction < 4e18L)) {
+	if (!long_double_is_precise() || !(correction > -4e18L && correction < 4e18L)) {
 		return vm_sync_formula_apply(formula, t);
 	}
 

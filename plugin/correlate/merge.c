@@ -61,15 +61,17 @@ static bool carries(const struct upstream_bound *bound, const struct machine *ma
 /*
  * A lower bound of vm_sync_formula_apply(formula, t), cheaply: the exact
  * map works in 128-bit floating point, in software, and the bound is
- * recomputed on every message. In long double, slope * t + offset is within
- * half a nanosecond of the exact value for Unix-epoch nanoseconds, so two
- * nanoseconds below it is a safe bound.
+ * recomputed on every message. slope * t + offset in long double is within
+ * |value| * 2^-52 of the exact value even where long double has only a
+ * double's precision (under valgrind), so the bound keeps |value| * 2^-50
+ * (1.5 us at today's Unix-epoch nanoseconds) plus 2 ns below it.
  */
 static int64_t formula_lower_bound(const struct vm_sync_formula *formula, int64_t t)
 {
-	long double approx = formula->slope * (long double) t + formula->offset_ns - 2;
+	long double approx = formula->slope * (long double) t + formula->offset_ns;
 
-	if (approx <= (long double) INT64_MIN + 1) {
+	approx -= (approx < 0 ? -approx : approx) * 0x1p-50L + 2;
+	if (approx <= (long double) INT64_MIN + 4096) {
 		return INT64_MIN;
 	}
 
