@@ -77,10 +77,18 @@ static void stream_state_destroy(gpointer data)
 struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 		const bt_stream *stream)
 {
-	struct stream_state *state = g_hash_table_lookup(iter->streams, stream);
+	struct stream_state *state;
 	const bt_stream_class *stream_class;
 
+	/* Consecutive messages mostly share their stream. */
+	if (stream == iter->last_stream) {
+		return iter->last_stream_state;
+	}
+
+	state = g_hash_table_lookup(iter->streams, stream);
 	if (state) {
+		iter->last_stream = stream;
+		iter->last_stream_state = state;
 		return state;
 	}
 
@@ -291,8 +299,15 @@ bool correlate_seek_upstreams(struct correlate_iter *iter)
 	}
 
 	/* Streams start over: their positions and last times too. */
-	g_hash_table_remove_all(iter->streams);
+	correlate_forget_streams(iter);
 	return true;
+}
+
+void correlate_forget_streams(struct correlate_iter *iter)
+{
+	iter->last_stream = NULL;
+	iter->last_stream_state = NULL;
+	g_hash_table_remove_all(iter->streams);
 }
 
 bt_message_iterator_class_can_seek_beginning_method_status

@@ -108,6 +108,8 @@ struct correlate_iter {
 	struct machine_table *machines;
 	GPtrArray *infos;         /* struct machine_info *, by machine index */
 	GHashTable *streams;      /* const bt_stream * -> struct stream_state * */
+	const bt_stream *last_stream;          /* one-entry cache of `streams` */
+	struct stream_state *last_stream_state;
 	GHashTable *stream_classes_seen;   /* for declares_kvm */
 
 	enum correlate_phase phase;
@@ -161,5 +163,8 @@ void correlate_merge_reset(struct correlate_iter *iter);
 
 /* iterator.c: seek every upstream to its beginning. */
 bool correlate_seek_upstreams(struct correlate_iter *iter);
+
+/* Drops every stream state (a seek makes streams start over). */
+void correlate_forget_streams(struct correlate_iter *iter);
 
 #endif /* VM_CORRELATE_ITERATOR_H */
