@@ -601,6 +601,34 @@ START_TEST(lookahead_holds_only_what_it_needs)
 }
 END_TEST
 
+/* A second machine with kvm events is not a host: warned once, ignored. */
+START_TEST(second_machine_with_kvm_events)
+{
+	struct harness *h = harness_new(NULL, NULL);
+	const struct vm_event events[] = {
+		ev_switch(HOST, 1, 0, 10, S_RUNNING, 31),
+		ev_entry(HOST, 5, 0, 0),
+		ev_switch(GUEST1, 6, 0, 7, S_RUNNING, 41),
+		ev_entry(GUEST1, 7, 0, 0),
+		ev_exit(GUEST1, 8, 0, 1),
+		ev_switch(GUEST1, 9, 0, 41, S_RUNNING, 7),
+	};
+	static const struct expected_interval vcpu0[] = {
+		{ "hypervisor", 1, 5, -1 },
+		{ "guest", 5, 9, -1 },
+	};
+
+	add_machines(h, 2);
+	push_all(h, events, G_N_ELEMENTS(events));
+	harness_flush(h);
+	harness_check_intervals(h, GUEST1, 0, vcpu0, G_N_ELEMENTS(vcpu0));
+	ck_assert_uint_eq(h->changes->len, 2);
+	ck_assert_uint_eq(harness_warnings(h, VM_VCPU_WARN_SECOND_HOST, GUEST1), 1);
+	ck_assert_uint_eq(h->warnings->len, 1);
+	harness_free(h);
+}
+END_TEST
+
 /* A guest alone: one warning, every input released, no mode invented. */
 START_TEST(guest_without_host)
 {
@@ -651,6 +679,7 @@ int main(void)
 	tcase_add_test(odd, lookahead_event_limit);
 	tcase_add_test(odd, lookahead_holds_only_what_it_needs);
 	tcase_add_test(odd, guest_without_host);
+	tcase_add_test(odd, second_machine_with_kvm_events);
 	suite_add_tcase(s, mapping);
 	suite_add_tcase(s, modes);
 	suite_add_tcase(s, odd);
