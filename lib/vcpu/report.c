@@ -59,12 +59,16 @@ static void warn_moved_to_vm(struct vm_vcpu_tracker *tracker,
 		const struct vcpu_thread *thread, unsigned int vm)
 {
 	const struct vm_model *model = tracker->model;
+	char *old_name = vcpu_machine_name(tracker, thread->reported_vm);
+	char *new_name = vcpu_machine_name(tracker, vm);
 
 	vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION,
 		(unsigned int) model->cls->host(model->data),
-		"Host thread %" PRId64 " ran a vCPU of machine %u and now runs "
-		"one of machine %u: both are followed, the first one's mode "
-		"becomes unknown.", thread->tid, thread->reported_vm, vm);
+		"Host thread %" PRId64 " ran a vCPU of machine %s and now runs "
+		"one of machine %s: both are followed, the first one's mode "
+		"becomes unknown.", thread->tid, old_name, new_name);
+	g_free(old_name);
+	g_free(new_name);
 }
 
 /*
@@ -81,14 +85,18 @@ static bool claim(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread,
 	if (owner == thread->tid)
 		return true;
 	if (owner >= 0) {
+		char *name;
+
 		if (!change->takes_over)
 			return false;
+		name = vcpu_machine_name(tracker, vm);
 		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION,
 			(unsigned int) model->cls->host(model->data),
-			"vCPU %" PRId64 " of machine %u, run by host thread %"
+			"vCPU %" PRId64 " of machine %s, run by host thread %"
 			PRId64 ", is now run by thread %" PRId64 " (vCPU "
 			"re-created): the new thread is followed.",
-			change->vcpu_id, vm, owner, thread->tid);
+			change->vcpu_id, name, owner, thread->tid);
+		g_free(name);
 		previous = vm_int64_table_lookup(tracker->threads, owner);
 		if (previous)
 			previous->reported = false;

@@ -113,6 +113,9 @@ struct vm_vcpu_tracker {
 };
 
 /* warn.c */
+/* The machine's name for a message (g_free() it). */
+char *vcpu_machine_name(const struct vm_vcpu_tracker *tracker,
+		unsigned int machine);
 void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 		unsigned int machine, const char *format, ...) G_GNUC_PRINTF(4, 5);
 

@@ -58,6 +58,8 @@ struct vm_vcpu_callbacks {
 	/* Odd input, once per kind and machine; `message` says what to do. */
 	void (*warning)(void *user, enum vm_vcpu_warning kind,
 		unsigned int machine, const char *message);
+	/* The name of a machine, for messages; NULL: they show its index. */
+	const char *(*machine_name)(void *user, unsigned int machine);
 };
 
 struct vm_vcpu_limits {

@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test-vcpu-harness.h"
 #include "model/kvm.h"
@@ -299,6 +300,53 @@ START_TEST(thread_changes_vcpu_id)
 	harness_check_intervals(h, GUEST1, 0, vcpu0, G_N_ELEMENTS(vcpu0));
 	harness_check_intervals(h, GUEST1, 1, vcpu1, G_N_ELEMENTS(vcpu1));
 	ck_assert_uint_eq(harness_warnings(h, VM_VCPU_WARN_MIGRATION, HOST), 1);
+	harness_free(h);
+}
+END_TEST
+
+/*
+ * A thread reports the vm_uid of another guest: it now runs a vCPU of that
+ * VM; the vCPU of the first VM ends (unknown), with one warning naming both.
+ */
+START_TEST(thread_moves_to_another_vm)
+{
+	struct harness *h = harness_new(NULL, NULL);
+	const struct vm_event events[] = {
+		ev_vmsync(VM_EVENT_VMSYNC_GH_GUEST, GUEST1, 0, 0, 1, 11),
+		ev_vmsync(VM_EVENT_VMSYNC_GH_GUEST, GUEST2, 0, 0, 1, 22),
+		ev_switch(HOST, 1, 0, 10, S_RUNNING, 31),
+		ev_entry(HOST, 5, 0, 0),
+		ev_exit(HOST, 10, 0, 18),
+		ev_vmsync(VM_EVENT_VMSYNC_GH_HOST, HOST, 11, 0, 1, 11),
+		ev_entry(HOST, 15, 0, 0),
+		ev_exit(HOST, 20, 0, 18),
+		ev_vmsync(VM_EVENT_VMSYNC_GH_HOST, HOST, 21, 0, 1, 22),
+		ev_entry(HOST, 25, 0, 0),
+		ev_switch(GUEST1, 30, 0, 7, S_RUNNING, 8),
+	};
+	static const struct expected_interval vm1[] = {
+		{ "hypervisor", 1, 5, -1 },
+		{ "guest", 5, 10, -1 },
+		{ "hypervisor", 10, 15, 18 },
+		{ "guest", 15, 20, -1 },
+		{ "hypervisor", 20, 25, 18 },
+	};
+	static const struct expected_interval vm2[] = {
+		{ "guest", 25, 30, -1 },
+	};
+	guint i;
+	bool named = false;
+
+	add_machines(h, 3);
+	push_all(h, events, G_N_ELEMENTS(events));
+	harness_flush(h);
+	harness_check_intervals(h, GUEST1, 0, vm1, G_N_ELEMENTS(vm1));
+	harness_check_intervals(h, GUEST2, 0, vm2, G_N_ELEMENTS(vm2));
+	ck_assert_uint_eq(harness_warnings(h, VM_VCPU_WARN_MIGRATION, HOST), 1);
+	for (i = 0; i < h->messages->len; i++)
+		named |= strstr(g_ptr_array_index(h->messages, i), "`m1`") &&
+			strstr(g_ptr_array_index(h->messages, i), "`m2`");
+	ck_assert(named);
 	harness_free(h);
 }
 END_TEST
@@ -672,6 +720,7 @@ int main(void)
 	tcase_add_test(modes, events_before_first_switch);
 	tcase_add_test(modes, non_event_inputs_keep_their_place);
 	tcase_add_test(odd, thread_changes_vcpu_id);
+	tcase_add_test(odd, thread_moves_to_another_vm);
 	tcase_add_test(odd, thread_exits_and_vcpu_recreated);
 	tcase_add_test(odd, vcpu_taken_over_by_new_thread);
 	tcase_add_test(odd, missing_fields);
