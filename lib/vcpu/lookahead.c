@@ -39,7 +39,8 @@ static uint64_t min_seq(uint64_t a, uint64_t b)
 
 /*
  * The oldest input a vCPU thread still waiting for its VM needs held;
- * forgets the threads whose VM became known (a guess does not count).
+ * forgets the threads whose VM became known (a guess once no later input
+ * contradicted it for a while).
  */
 static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 {
@@ -52,10 +53,12 @@ static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		struct vcpu_thread *thread = value;
 		bool tentative;
+		bool known = model->cls->vm_of_thread(model->data, thread->tid,
+			&tentative) != VM_MODEL_UNKNOWN;
+		bool guess_checked = tracker->newest_ts -
+			thread->awaiting_since_ts > tracker->limits.tentative_ns;
 
-		if (thread->ended || (model->cls->vm_of_thread(model->data,
-				thread->tid, &tentative) != VM_MODEL_UNKNOWN &&
-				!tentative)) {
+		if (thread->ended || (known && (!tentative || guess_checked))) {
 			thread->awaiting_vm = false;
 			g_hash_table_iter_remove(&iter);
 			continue;

@@ -94,6 +94,7 @@ static void set_mode(struct held_input *at, struct vcpu_thread *thread,
 static void await_vm(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread)
 {
 	thread->awaiting_vm = true;
+	thread->awaiting_since_ts = tracker->newest_ts;
 	thread->hold_from_seq = UINT64_MAX;
 	vm_int64_table_insert(tracker->unmapped, thread->tid, thread);
 }

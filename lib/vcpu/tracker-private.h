@@ -65,6 +65,7 @@ struct vcpu_thread {
 	 */
 	bool awaiting_vm;
 	uint64_t hold_from_seq;
+	int64_t awaiting_since_ts;
 
 	/* Release side: the identity this thread last reported. */
 	bool reported;

@@ -72,16 +72,22 @@ struct vm_vcpu_limits {
 	 * switched in; other threads never do.
 	 */
 	int64_t switch_in_grace_ns;
+	/*
+	 * How long a guessed VM (a rule the model calls tentative) is checked
+	 * against later input before the guess is used.
+	 */
+	int64_t tentative_ns;
 };
 
 /*
- * 1 s of trace time, 100,000 inputs, 1 ms after a switch-in. A held
- * babeltrace2 event message costs about 1 KB: the event limit bounds the
- * memory of the look-ahead to about 100 MB.
+ * 1 s of trace time, 50,000 inputs, 1 ms after a switch-in, 10 ms for a
+ * guess. A held babeltrace2 event message costs about 2 KB: the event
+ * limit bounds the memory of the look-ahead to about 100 MB.
  */
 #define VM_VCPU_DEFAULT_WINDOW_NS INT64_C(1000000000)
-#define VM_VCPU_DEFAULT_MAX_EVENTS UINT64_C(100000)
+#define VM_VCPU_DEFAULT_MAX_EVENTS UINT64_C(50000)
 #define VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS INT64_C(1000000)
+#define VM_VCPU_DEFAULT_TENTATIVE_NS INT64_C(10000000)
 
 struct vm_vcpu_tracker;
 

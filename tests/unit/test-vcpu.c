@@ -454,6 +454,31 @@ START_TEST(single_guest_single_qemu)
 }
 END_TEST
 
+/* A guess (one guest, one QEMU) is used once nothing contradicted it for a while. */
+START_TEST(single_guest_guess_checked_briefly)
+{
+	const struct vm_vcpu_limits limits = { 1000000000, 1000000, 2, 5 };
+	struct harness *h = harness_new(NULL, &limits);
+	struct vm_event event;
+	int64_t ts;
+
+	add_machines(h, 2);
+	event = ev_switch(HOST, 1, 0, 10, S_RUNNING, 31);
+	harness_push(h, &event);
+	for (ts = 3; ts <= 30; ts += 3) {
+		event = ts % 2 ? ev_entry(HOST, ts, 0, 0) : ev_exit(HOST, ts, 0, 1);
+		harness_push(h, &event);
+	}
+	/* Held from t = 1 while the guess is young, released after t = 3 + 5. */
+	ck_assert_uint_ge(h->max_held, 3);
+	ck_assert_uint_le(vm_vcpu_tracker_held(h->tracker), 1);
+	ck_assert_uint_ge(h->changes->len, 8);
+	harness_flush(h);
+	ck_assert_uint_eq(h->warnings->len, 0);
+	harness_free(h);
+}
+END_TEST
+
 /* One guest but two QEMU processes with vCPU threads: no guessing. */
 START_TEST(single_guest_two_qemus_unmapped)
 {
@@ -573,7 +598,7 @@ END_TEST
  */
 START_TEST(lookahead_time_limit)
 {
-	const struct vm_vcpu_limits limits = { 100, 1000000, 10 };
+	const struct vm_vcpu_limits limits = { 100, 1000000, 10, 10 };
 	struct harness *h = harness_new(NULL, &limits);
 	struct vm_event event;
 	int64_t ts;
@@ -597,7 +622,7 @@ END_TEST
 
 START_TEST(lookahead_event_limit)
 {
-	const struct vm_vcpu_limits limits = { INT64_MAX, 4, 10 };
+	const struct vm_vcpu_limits limits = { INT64_MAX, 4, 10, 10 };
 	struct harness *h = harness_new(NULL, &limits);
 	struct vm_event event;
 	int64_t ts;
@@ -622,7 +647,7 @@ END_TEST
  */
 START_TEST(lookahead_holds_only_what_it_needs)
 {
-	const struct vm_vcpu_limits limits = { 1000000000, 1000000, 2 };
+	const struct vm_vcpu_limits limits = { 1000000000, 1000000, 2, 2 };
 	struct harness *h = harness_new(NULL, &limits);
 	struct vm_event event;
 	int64_t ts;
@@ -680,7 +705,7 @@ END_TEST
 /* A guest alone: one warning, every input released, no mode invented. */
 START_TEST(guest_without_host)
 {
-	const struct vm_vcpu_limits limits = { 50, 1000000, 10 };
+	const struct vm_vcpu_limits limits = { 50, 1000000, 10, 10 };
 	struct harness *h = harness_new(NULL, &limits);
 	struct vm_event event;
 	int64_t ts;
@@ -714,6 +739,7 @@ int main(void)
 	tcase_add_test(mapping, two_vcpus_one_process);
 	tcase_add_test(mapping, single_guest_single_qemu);
 	tcase_add_test(mapping, single_guest_two_qemus_unmapped);
+	tcase_add_test(mapping, single_guest_guess_checked_briefly);
 	tcase_add_test(modes, halted_vcpu_is_blocked);
 	tcase_add_test(modes, preemption_marker_is_preempted);
 	tcase_add_test(modes, guest_events_first_invent_nothing);
