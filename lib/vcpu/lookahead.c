@@ -58,7 +58,8 @@ static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 		bool guess_checked = tracker->newest_ts -
 			thread->awaiting_since_ts > tracker->limits.tentative_ns;
 
-		if (thread->ended || (known && (!tentative || guess_checked))) {
+		if (thread->ended || (known && thread->vcpu_id >= 0 &&
+				(!tentative || guess_checked))) {
 			thread->awaiting_vm = false;
 			g_hash_table_iter_remove(&iter);
 			continue;

@@ -106,6 +106,7 @@ static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
 
 	thread->tid = tid;
 	thread->vcpu_id = vcpu_id;
+	thread->first_vcpu_id = vcpu_id;
 	thread->recorded_vcpu_id = -1;
 	thread->mode = VM_VCPU_UNKNOWN;
 	thread->pcpu = -1;
@@ -128,42 +129,69 @@ static void backdate_switch_in(struct vm_vcpu_tracker *tracker,
 	set_mode(cpu->switch_in, thread, VM_VCPU_HYPERVISOR, cpu->cpu, -1, false);
 }
 
-static void enter_guest(struct vm_vcpu_tracker *tracker,
-		struct held_input *input, const struct machine_cpu *cpu,
-		int64_t tid, const struct vm_model_transition *transition)
+/*
+ * The vCPU thread `tid`, recognized by a kvm entry or exit: created (its
+ * vCPU number may come later, with its first entry) or revived if it had
+ * exited.
+ */
+static struct vcpu_thread *vcpu_thread_of(struct vm_vcpu_tracker *tracker,
+		int64_t tid, const struct machine_cpu *cpu)
 {
 	struct vcpu_thread *thread = find_thread(tracker, tid);
-	int64_t vcpu_id = transition->vcpu_id;
 
 	if (!thread) {
-		if (vcpu_id < 0)
-			return;
-		thread = new_thread(tracker, tid, vcpu_id);
+		thread = new_thread(tracker, tid, -1);
 		backdate_switch_in(tracker, thread, cpu);
 	} else if (thread->ended) {
 		thread->ended = false;
 		await_vm(tracker, thread);
 	}
-	if (vcpu_id >= 0 && vcpu_id != thread->vcpu_id) {
+	return thread;
+}
+
+static void set_vcpu_id(struct vm_vcpu_tracker *tracker,
+		const struct held_input *input, struct vcpu_thread *thread,
+		int64_t vcpu_id)
+{
+	if (vcpu_id < 0 || vcpu_id == thread->vcpu_id)
+		return;
+	if (thread->vcpu_id < 0) {
+		/* Its changes recorded so far are this vCPU's. */
+		thread->first_vcpu_id = vcpu_id;
+	} else {
 		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION, input->event.machine,
 			"Host thread %" PRId64 " ran vCPU %" PRId64 " and now "
 			"runs vCPU %" PRId64 ": the old vCPU's mode becomes "
 			"unknown and the new one is followed on this thread.",
-			tid, thread->vcpu_id, vcpu_id);
-		thread->vcpu_id = vcpu_id;
+			thread->tid, thread->vcpu_id, vcpu_id);
 	}
-	set_mode(input, thread, VM_VCPU_GUEST, cpu->cpu, -1, true);
+	thread->vcpu_id = vcpu_id;
 }
 
-static void exit_guest(struct vm_vcpu_tracker *tracker,
+static void enter_guest(struct vm_vcpu_tracker *tracker,
 		struct held_input *input, const struct machine_cpu *cpu,
 		int64_t tid, const struct vm_model_transition *transition)
 {
 	struct vcpu_thread *thread = find_thread(tracker, tid);
 
-	/* Without an entry first, the vCPU number is not known yet. */
-	if (!thread || thread->ended)
+	/* Without its number, the first entry of a thread says too little. */
+	if (!thread && transition->vcpu_id < 0)
 		return;
+	thread = vcpu_thread_of(tracker, tid, cpu);
+	set_vcpu_id(tracker, input, thread, transition->vcpu_id);
+	set_mode(input, thread, VM_VCPU_GUEST, cpu->cpu, -1, true);
+}
+
+/*
+ * Only vCPU threads exit a guest: a thread whose first kvm event is an
+ * exit is one, its number known at its next entry.
+ */
+static void exit_guest(struct vm_vcpu_tracker *tracker,
+		struct held_input *input, const struct machine_cpu *cpu,
+		int64_t tid, const struct vm_model_transition *transition)
+{
+	struct vcpu_thread *thread = vcpu_thread_of(tracker, tid, cpu);
+
 	set_mode(input, thread, VM_VCPU_HYPERVISOR, cpu->cpu,
 		transition->exit_reason, false);
 }

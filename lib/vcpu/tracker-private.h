@@ -10,7 +10,7 @@
 /* A mode change computed at input time, reported when its input leaves. */
 struct pending_change {
 	int64_t tid;
-	int64_t vcpu_id;
+	int64_t vcpu_id;     /* -1: the thread's first_vcpu_id, known later */
 	enum vm_vcpu_mode mode;
 	int64_t pcpu;
 	int64_t exit_reason;
@@ -52,7 +52,10 @@ struct machine_cpu {
 /* A host thread that runs (or ran) a vCPU. */
 struct vcpu_thread {
 	int64_t tid;
+	/* -1 until the thread's first kvm entry tells it. */
 	int64_t vcpu_id;
+	/* The first vCPU number known: that of the changes recorded before. */
+	int64_t first_vcpu_id;
 	enum vm_vcpu_mode mode;
 	int64_t pcpu;
 	int64_t exit_reason;

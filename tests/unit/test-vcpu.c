@@ -531,6 +531,58 @@ START_TEST(events_before_first_switch)
 }
 END_TEST
 
+/*
+ * A thread whose first kvm event is an exit is a vCPU thread: its modes
+ * from then on are reported once its first entry tells its number.
+ */
+START_TEST(exit_before_first_entry)
+{
+	struct harness *h = harness_new(NULL, NULL);
+	const struct vm_event events[] = {
+		ev_switch(HOST, 1, 0, 10, S_RUNNING, 31),
+		ev_exit(HOST, 2, 0, 1),
+		ev_switch(HOST, 3, 0, 31, S_RUNNING, 10),
+		ev_switch(HOST, 6, 0, 10, S_RUNNING, 31),
+		ev_entry(HOST, 10, 0, 1),
+		ev_switch(GUEST1, 20, 0, 7, S_RUNNING, 8),
+	};
+	static const struct expected_interval vcpu1[] = {
+		{ "hypervisor", 1, 2, -1 },
+		{ "hypervisor", 2, 3, 1 },
+		{ "preempted", 3, 6, 1 },
+		{ "hypervisor", 6, 10, 1 },
+		{ "guest", 10, 20, -1 },
+	};
+
+	add_machines(h, 2);
+	push_all(h, events, G_N_ELEMENTS(events));
+	harness_flush(h);
+	harness_check_intervals(h, GUEST1, 1, vcpu1, G_N_ELEMENTS(vcpu1));
+	ck_assert_uint_eq(h->warnings->len, 0);
+	harness_free(h);
+}
+END_TEST
+
+/* A thread that exits a guest and never enters one has no vCPU number. */
+START_TEST(exit_without_entry)
+{
+	struct harness *h = harness_new(NULL, NULL);
+	const struct vm_event events[] = {
+		ev_switch(HOST, 1, 0, 10, S_RUNNING, 31),
+		ev_exit(HOST, 2, 0, 1),
+		ev_switch(HOST, 3, 0, 31, S_RUNNING, 10),
+		ev_switch(GUEST1, 20, 0, 7, S_RUNNING, 8),
+	};
+
+	add_machines(h, 2);
+	push_all(h, events, G_N_ELEMENTS(events));
+	harness_flush(h);
+	ck_assert_uint_eq(h->changes->len, 0);
+	ck_assert_uint_eq(harness_warnings(h, VM_VCPU_WARN_NO_VM, HOST), 1);
+	harness_free(h);
+}
+END_TEST
+
 /* Inputs that are not events keep their place in the order. */
 START_TEST(non_event_inputs_keep_their_place)
 {
@@ -744,6 +796,8 @@ int main(void)
 	tcase_add_test(modes, preemption_marker_is_preempted);
 	tcase_add_test(modes, guest_events_first_invent_nothing);
 	tcase_add_test(modes, events_before_first_switch);
+	tcase_add_test(modes, exit_before_first_entry);
+	tcase_add_test(modes, exit_without_entry);
 	tcase_add_test(modes, non_event_inputs_keep_their_place);
 	tcase_add_test(odd, thread_changes_vcpu_id);
 	tcase_add_test(odd, thread_moves_to_another_vm);
