@@ -1,9 +1,11 @@
 /*
- * The bounded look-ahead: inputs stay in the queue while an answer that
- * governs them may still come (host unknown, a CPU's thread unknown, a vCPU
- * thread's VM unknown), unless the queue spans more trace time or more
- * inputs than the limits allow: then the tracker stops waiting for what it
- * misses, says so once, and goes on.
+ * The bounded look-ahead. Each awaited answer pins the oldest input it
+ * governs: an input parked until its CPU's thread is known, the first
+ * change of a vCPU thread whose VM (or number) is not known, the switch-in
+ * of a thread that may still turn out to be a vCPU thread. Inputs older
+ * than every pin leave the queue; the others stay unless the queue spans
+ * more trace time or more inputs than the limits allow: then the tracker
+ * stops waiting for what it misses, says so once if it matters, and goes on.
  */
 
 #include <inttypes.h>

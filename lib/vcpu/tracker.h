@@ -10,8 +10,9 @@
  * VM a vCPU thread belongs to (a vmsync event, later), which thread a CPU
  * runs before its first sched_switch (that switch's prev_tid), whether a
  * thread switched in is a vCPU thread (its first kvm_entry). So the tracker
- * holds the input back, as (event, cookie) pairs, until those answers are
- * known or a limit (trace time, event count) is reached; then it calls back,
+ * holds the input back, as (event, cookie) pairs, from the oldest input an
+ * awaited answer governs, until those answers are known or a limit (trace
+ * time, event count) is reached; then it calls back,
  * in input order, release(cookie) for each input and mode_change() for each
  * mode change right after the input that caused it. A caller that forwards
  * its messages in release() and writes a vCPU state event in mode_change()
