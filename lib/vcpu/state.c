@@ -10,7 +10,10 @@
  *   sched_switch out, runnable         -> preempted
  *   sched_switch out, not runnable     -> blocked (a wakeup changes nothing)
  *   thread exit                        -> unknown (the vCPU has no thread)
- * Guest events never change a mode: a guest's view says nothing of the host.
+ * A thread is a vCPU thread from its first kvm entry or exit on; if the
+ * input that switched it in is still held then, it is `hypervisor` since
+ * that switch. Guest events never change a mode: a guest's view says
+ * nothing of the host.
  */
 
 #include <inttypes.h>
