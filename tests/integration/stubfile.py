@@ -1,0 +1,306 @@
+"""Parser of the stub trace format (stub-traces/README.md), for tests.
+
+    stub = stubfile.parse("stub-traces/one-qemu-kvm/host.stub")
+    stub.hostname, stub.clock_offset_s, stub.clock_uuid, ...
+    for event in stub.events:
+        event.ts, event.cpu, event.name, event.fields   # fields: the full payload
+
+`event.fields` holds every payload field of the event (omitted ones as 0 or
+""), in payload order; `event.given` only those the line wrote. The types of
+the built-in events are read from the table of stub-traces/README.md, which
+is the format's specification.
+"""
+
+import hashlib
+import os
+import re
+import uuid as uuidlib
+
+README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                      "stub-traces", "README.md")
+
+INTEGER_TYPES = {
+    # name: (signed, bits, display base)
+    "s8": (True, 8, 10), "s16": (True, 16, 10), "s32": (True, 32, 10), "s64": (True, 64, 10),
+    "u8": (False, 8, 10), "u16": (False, 16, 10), "u32": (False, 32, 10),
+    "u64": (False, 64, 10),
+    "x8": (False, 8, 16), "x16": (False, 16, 16), "x32": (False, 32, 16),
+    "x64": (False, 64, 16),
+}
+TYPES = set(INTEGER_TYPES) | {"string"}
+
+DEFAULTS = {
+    "clock-offset-s": 1600000000,
+    "clock-offset-ns": 0,
+    "tracer": (2, 10),
+    "packet-size": 4096,
+}
+
+
+class StubError(Exception):
+    """A bad stub file; the message names the file and line."""
+
+
+class Event:
+    __slots__ = ("ts", "cpu", "name", "fields", "given", "line")
+
+    def __init__(self, ts, cpu, name, fields, given, line):
+        self.ts = ts
+        self.cpu = cpu
+        self.name = name
+        self.fields = fields
+        self.given = given
+        self.line = line
+
+    def __repr__(self):
+        return "Event(%d, %d, %s, %r)" % (self.ts, self.cpu, self.name, self.fields)
+
+
+class Stub:
+    """One parsed stub file (one machine)."""
+
+    def __init__(self, path):
+        self.path = path
+        base = os.path.basename(path)
+        self.hostname = base[:-5] if base.endswith(".stub") else base
+        self.clock_offset_s = DEFAULTS["clock-offset-s"]
+        self.clock_offset_ns = DEFAULTS["clock-offset-ns"]
+        self.given_clock_uuid = None
+        self.tracer = DEFAULTS["tracer"]
+        self.tracer_name = "lttng-modules"
+        self.declared_cpus = None
+        self.packet_size = DEFAULTS["packet-size"]
+        self.has_clock = True
+        self.packet_end_overlap = 0
+        self.event_defs = builtin_events()
+        self.events = []
+
+    @property
+    def clock_uuid(self):
+        """The clock UUID as a string: given, else derived from the hostname."""
+        if self.given_clock_uuid is not None:
+            return self.given_clock_uuid
+        return derived_clock_uuid(self.hostname)
+
+    @property
+    def cpus(self):
+        """Number of per-CPU streams of the trace."""
+        if self.declared_cpus is not None:
+            return self.declared_cpus
+        return max([e.cpu for e in self.events] + [0]) + 1
+
+    def ordered_events(self):
+        """Events in global time order (equal times keep their file order)."""
+        return sorted(self.events, key=lambda e: (e.ts, e.line))
+
+
+def derived_clock_uuid(hostname):
+    """The stable clock UUID the converter derives from a hostname."""
+    digest = bytearray(hashlib.sha1(b"vmstub clock " + hostname.encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50
+    digest[8] = (digest[8] & 0x3F) | 0x80
+    return str(uuidlib.UUID(bytes=bytes(digest)))
+
+
+_builtin_cache = None
+
+
+def builtin_events():
+    """{event name: [(field, type), ...]} from the README's built-in table."""
+    global _builtin_cache
+    if _builtin_cache is None:
+        table = {}
+        in_table = False
+        with open(README, encoding="utf-8") as readme:
+            for line in readme:
+                if line.startswith("### Built-in events"):
+                    in_table = True
+                    continue
+                if in_table and line.startswith("#"):
+                    break
+                match = re.match(r"\|\s*(`.*?)\s*\|\s*(.*?)\s*\|\s*$", line) if in_table else None
+                if not match:
+                    continue
+                names = re.findall(r"`([^`]+)`", match.group(1))
+                specs = re.findall(r"`([^`]+)`", match.group(2))
+                fields = []
+                for spec in (specs[0].split() if specs else []):
+                    field, ftype = spec.split(":")
+                    fields.append((field, ftype))
+                for name in names:
+                    table[name] = fields
+        if not table:
+            raise StubError("%s: no built-in event table" % README)
+        _builtin_cache = table
+    return {name: list(fields) for name, fields in _builtin_cache.items()}
+
+
+def split_line(text, where):
+    """The tokens of one line (quotes joined, comments dropped)."""
+    tokens = []
+    pos = 0
+    end = len(text)
+    while True:
+        while pos < end and text[pos] in " \t\r\n":
+            pos += 1
+        if pos == end or text[pos] == "#":
+            return tokens
+        token = []
+        while pos < end and text[pos] not in " \t\r\n#":
+            if text[pos] == '"':
+                pos += 1
+                while pos < end and text[pos] != '"':
+                    if text[pos] == "\\":
+                        pos += 1
+                        if pos == end or text[pos] not in '"\\':
+                            raise StubError("%s: bad escape in a quoted string" % where)
+                    token.append(text[pos])
+                    pos += 1
+                if pos == end:
+                    raise StubError("%s: unterminated quoted string" % where)
+                pos += 1
+                continue
+            token.append(text[pos])
+            pos += 1
+        tokens.append("".join(token))
+
+
+def parse_int(text):
+    negative = text.startswith("-")
+    body = text[1:] if negative else text
+    if re.fullmatch(r"0[xX][0-9a-fA-F]+", body):
+        value = int(body, 16)
+    elif re.fullmatch(r"[0-9]+", body):
+        value = int(body)
+    else:
+        raise ValueError(text)
+    return -value if negative else value
+
+
+def _check_range(ftype, value):
+    signed, bits, _ = INTEGER_TYPES[ftype]
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if not low <= value <= high:
+        raise ValueError(value)
+
+
+def _apply_directive(stub, tokens, where):
+    name, args = tokens[0], tokens[1:]
+
+    def one():
+        if len(args) != 1:
+            raise StubError("%s: `%s` expects one value" % (where, name))
+        return args[0]
+
+    try:
+        if name == "hostname":
+            stub.hostname = one()
+        elif name == "clock-offset-s":
+            stub.clock_offset_s = parse_int(one())
+        elif name == "clock-offset-ns":
+            stub.clock_offset_ns = parse_int(one())
+            if not 0 <= stub.clock_offset_ns <= 999999999:
+                raise ValueError(one())
+        elif name == "clock-uuid":
+            stub.given_clock_uuid = str(uuidlib.UUID(one()))
+        elif name == "tracer-name":
+            stub.tracer_name = one()
+        elif name == "tracer":
+            if len(args) != 2:
+                raise StubError("%s: `tracer` expects MAJOR MINOR" % where)
+            stub.tracer = (parse_int(args[0]), parse_int(args[1]))
+        elif name == "cpus":
+            stub.declared_cpus = parse_int(one())
+        elif name == "packet-size":
+            stub.packet_size = parse_int(one())
+        elif name == "packet-end-overlap":
+            stub.packet_end_overlap = parse_int(one())
+        elif name == "clock":
+            if one() not in ("monotonic", "none"):
+                raise ValueError(one())
+            stub.has_clock = one() == "monotonic"
+        elif name == "event":
+            if not args:
+                raise StubError("%s: `event` expects NAME FIELD:TYPE ..." % where)
+            fields = []
+            for spec in args[1:]:
+                field, _, ftype = spec.partition(":")
+                if ftype not in TYPES or field in [f for f, _ in fields]:
+                    raise StubError("%s: bad field spec `%s`" % (where, spec))
+                fields.append((field, ftype))
+            stub.event_defs[args[0]] = fields
+        else:
+            raise StubError("%s: unknown directive `%s`" % (where, name))
+    except ValueError as error:
+        raise StubError("%s: bad value %s of `%s`" % (where, error, name))
+
+
+def _parse_event(stub, tokens, where, line_no):
+    if len(tokens) < 3:
+        raise StubError("%s: incomplete event line" % where)
+    try:
+        ts, cpu = parse_int(tokens[0]), parse_int(tokens[1])
+    except ValueError:
+        raise StubError("%s: bad timestamp or CPU" % where)
+    name = tokens[2]
+    if name not in stub.event_defs:
+        raise StubError("%s: unknown event `%s`" % (where, name))
+    types = dict(stub.event_defs[name])
+    given = {}
+    for token in tokens[3:]:
+        field, equal, value = token.partition("=")
+        if not equal or field not in types or field in given:
+            raise StubError("%s: bad or unknown field `%s` of `%s`" % (where, token, name))
+        if types[field] == "string":
+            given[field] = value
+            continue
+        try:
+            given[field] = parse_int(value)
+            _check_range(types[field], given[field])
+        except ValueError:
+            raise StubError("%s: bad value `%s` of field `%s`" % (where, value, field))
+    fields = {f: given.get(f, "" if t == "string" else 0) for f, t in stub.event_defs[name]}
+    return Event(ts, cpu, name, fields, given, line_no)
+
+
+def parse(path):
+    """Parses a stub file; raises StubError (naming file and line) when bad."""
+    stub = Stub(path)
+    last_ts = {}
+    with open(path, encoding="utf-8") as stub_file:
+        for line_no, text in enumerate(stub_file, 1):
+            where = "%s:%d" % (path, line_no)
+            tokens = split_line(text, where)
+            if not tokens:
+                continue
+            if not tokens[0][:1].isdigit():
+                if stub.events:
+                    raise StubError("%s: directive after an event line" % where)
+                _apply_directive(stub, tokens, where)
+                continue
+            event = _parse_event(stub, tokens, where, line_no)
+            if stub.declared_cpus is not None and event.cpu >= stub.declared_cpus:
+                raise StubError("%s: CPU %d out of range" % (where, event.cpu))
+            if event.ts < last_ts.get(event.cpu, 0):
+                raise StubError("%s: timestamp decreases on CPU %d" % (where, event.cpu))
+            last_ts[event.cpu] = event.ts
+            stub.events.append(event)
+    return stub
+
+
+def format_event(ts, cpu, name, fields, types=None):
+    """One event line; string values are quoted when needed, and integers of
+    the hexadecimal types (x8 ... x64, from `types`: {field: type}) are
+    written in hexadecimal."""
+    parts = ["%d %d %s" % (ts, cpu, name)]
+    types = types or {}
+    for field, value in fields.items():
+        if isinstance(value, str):
+            if value == "" or re.search(r'[\s#="\\]', value):
+                value = '"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
+            parts.append("%s=%s" % (field, value))
+        elif types.get(field, "").startswith("x"):
+            parts.append("%s=0x%x" % (field, value))
+        else:
+            parts.append("%s=%d" % (field, value))
+    return " ".join(parts)

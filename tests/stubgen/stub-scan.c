@@ -1,0 +1,150 @@
+/*
+ * First pass over a stub file.
+ */
+
+#include "stub-scan.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stub-event-line.h"
+
+struct scan_state {
+	const char *path;
+	struct stub_scan *scan;
+	struct stub_lexer lexer;
+	GString *detail;
+	/* uint64_t per CPU: last timestamp, and its line (0: none yet) */
+	GArray *last_ts;
+	GArray *last_line;
+	uint64_t global_last_ts;
+};
+
+static bool scan_directive(struct scan_state *state, const char *line, size_t len)
+{
+	if (!stub_lexer_split(&state->lexer, line, len, state->detail)) {
+		return false;
+	}
+	if (stub_lexer_count(&state->lexer) == 0) {
+		return true;
+	}
+	if (state->scan->event_count > 0) {
+		g_string_printf(state->detail, "directive `%s` after an event line: "
+			"directives must all come before the first event line",
+			stub_lexer_token(&state->lexer, 0));
+		return false;
+	}
+	return stub_header_apply(&state->scan->header, &state->lexer, state->detail);
+}
+
+static bool scan_event(struct scan_state *state, const char *line, size_t len, uint64_t line_no)
+{
+	uint64_t ts, cpu;
+	struct stub_scan *scan = state->scan;
+
+	if (!stub_event_line_peek(line, len, &ts, &cpu, state->detail)) {
+		return false;
+	}
+	if (scan->header.cpus && cpu >= scan->header.cpus) {
+		g_string_printf(state->detail, "CPU %" PRIu64 " is out of range: `cpus %" PRIu64
+			"` accepts 0 to %" PRIu64, cpu, scan->header.cpus, scan->header.cpus - 1);
+		return false;
+	}
+	if (cpu >= state->last_ts->len) {
+		g_array_set_size(state->last_ts, (guint) cpu + 1);
+		g_array_set_size(state->last_line, (guint) cpu + 1);
+	}
+	if (g_array_index(state->last_line, uint64_t, cpu) &&
+			ts < g_array_index(state->last_ts, uint64_t, cpu)) {
+		g_string_printf(state->detail, "timestamp %" PRIu64 " of CPU %" PRIu64
+			" is before %" PRIu64 " (line %" PRIu64 "): the lines of one CPU must have "
+			"non-decreasing timestamps", ts, cpu, g_array_index(state->last_ts, uint64_t, cpu),
+			g_array_index(state->last_line, uint64_t, cpu));
+		return false;
+	}
+	if (scan->event_count > 0 && ts < state->global_last_ts) {
+		scan->globally_ordered = false;
+	}
+	state->global_last_ts = MAX(state->global_last_ts, ts);
+	g_array_index(state->last_ts, uint64_t, cpu) = ts;
+	g_array_index(state->last_line, uint64_t, cpu) = line_no;
+	scan->cpus_seen = MAX(scan->cpus_seen, cpu + 1);
+	scan->event_count++;
+	return true;
+}
+
+static bool scan_lines(struct scan_state *state, FILE *file, GString *error)
+{
+	char *line = NULL;
+	size_t capacity = 0;
+	ssize_t len;
+	uint64_t line_no = 0;
+	bool ok = true;
+
+	while (ok && (len = getline(&line, &capacity, file)) >= 0) {
+		line_no++;
+		if (stub_line_is_event(line, (size_t) len)) {
+			ok = scan_event(state, line, (size_t) len, line_no);
+		} else {
+			ok = scan_directive(state, line, (size_t) len);
+		}
+		if (!ok) {
+			g_string_printf(error, "%s:%" PRIu64 ": %s", state->path, line_no,
+				state->detail->str);
+		}
+	}
+	if (ok && !stub_header_check(&state->scan->header, state->detail)) {
+		g_string_printf(error, "%s: %s", state->path, state->detail->str);
+		ok = false;
+	}
+	if (ok && ferror(file)) {
+		g_string_printf(error, "%s: cannot read: %s", state->path, g_strerror(errno));
+		ok = false;
+	}
+	free(line);
+	return ok;
+}
+
+bool stub_scan_file(const char *path, struct stub_scan *scan, GString *error)
+{
+	struct scan_state state = { .path = path, .scan = scan };
+	FILE *file;
+	bool ok;
+
+	memset(scan, 0, sizeof(*scan));
+	stub_header_init(&scan->header, path);
+	scan->globally_ordered = true;
+	file = fopen(path, "r");
+	if (!file) {
+		g_string_printf(error, "%s: cannot open the stub file: %s", path, g_strerror(errno));
+		return false;
+	}
+	stub_lexer_init(&state.lexer);
+	state.detail = g_string_new(NULL);
+	state.last_ts = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	state.last_line = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	ok = scan_lines(&state, file, error);
+	g_array_free(state.last_ts, TRUE);
+	g_array_free(state.last_line, TRUE);
+	g_string_free(state.detail, TRUE);
+	stub_lexer_fini(&state.lexer);
+	fclose(file);
+	return ok;
+}
+
+void stub_scan_fini(struct stub_scan *scan)
+{
+	stub_header_fini(&scan->header);
+}
+
+uint64_t stub_scan_stream_count(const struct stub_scan *scan)
+{
+	if (scan->header.cpus) {
+		return scan->header.cpus;
+	}
+	/* An LTTng trace always has at least one stream. */
+	return MAX(scan->cpus_seen, 1);
+}
