@@ -41,6 +41,7 @@ struct vm_thread_interval {
 	int64_t end_ns;
 	int64_t vcpu;           /* -1: empty in CSV */
 	int64_t reason;         /* -1: empty in CSV */
+	int isa;                /* of `reason`: 1 = VMX (or 0, unknown), 2 = SVM */
 };
 
 /* One interval of a vCPU mode (what=vcpus). */
@@ -53,6 +54,7 @@ struct vm_vcpu_interval {
 	int64_t host_tid;       /* -1 unknown */
 	int64_t pcpu;           /* -1: empty */
 	int64_t reason;         /* -1: empty */
+	int isa;                /* of `reason`: 1 = VMX (or 0, unknown), 2 = SVM */
 };
 
 /* Exit statistics of one (VM, vCPU, reason) (what=exits). */

@@ -1,0 +1,125 @@
+/* JSON lines format: one object a line with the CSV's keys, written at
+ * once. Not-applicable values (-1) are null. */
+
+#include <glib.h>
+#include <inttypes.h>
+
+#include "writers/json-output.h"
+#include "writers/writer-private.h"
+
+static void json_key(FILE *out, const char *key)
+{
+	fprintf(out, ",\"%s\":", key);
+}
+
+static void json_int_member(FILE *out, const char *key, int64_t value)
+{
+	json_key(out, key);
+	fprintf(out, "%" PRId64, value);
+}
+
+static void json_optional_int_member(FILE *out, const char *key, int64_t value)
+{
+	json_key(out, key);
+	vm_json_write_optional_int(out, value);
+}
+
+static void json_string_member(FILE *out, const char *key, const char *value)
+{
+	json_key(out, key);
+	vm_json_write_string(out, value);
+}
+
+/* Every object starts with the machine, so the other members can all be
+ * written with a leading comma. */
+static void json_begin_object(FILE *out, const char *machine)
+{
+	fputs("{\"machine\":", out);
+	vm_json_write_string(out, machine);
+}
+
+static void json_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
+{
+	json_begin_object(w->out, iv->machine);
+	json_int_member(w->out, "tid", iv->tid);
+	json_string_member(w->out, "comm", iv->comm);
+	json_string_member(w->out, "state", iv->state);
+	json_int_member(w->out, "begin_ns", iv->begin_ns);
+	json_int_member(w->out, "end_ns", iv->end_ns);
+	json_optional_int_member(w->out, "vcpu", iv->vcpu);
+	json_optional_int_member(w->out, "reason", iv->reason);
+	fputs("}\n", w->out);
+}
+
+static void json_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
+{
+	json_begin_object(w->out, iv->machine);
+	json_int_member(w->out, "vcpu", iv->vcpu);
+	json_string_member(w->out, "mode", iv->mode);
+	json_int_member(w->out, "begin_ns", iv->begin_ns);
+	json_int_member(w->out, "end_ns", iv->end_ns);
+	json_optional_int_member(w->out, "host_tid", iv->host_tid);
+	json_optional_int_member(w->out, "pcpu", iv->pcpu);
+	json_optional_int_member(w->out, "reason", iv->reason);
+	fputs("}\n", w->out);
+}
+
+/* As in CSV: the exit's name, else its number, here as a string so that
+ * the member always has one type; null when there is no reason. */
+static void json_exit_name_member(FILE *out, const struct vm_exit_stat *st)
+{
+	const char *name = vm_exit_reason_name(st->isa, st->reason);
+	char number[24];
+
+	if (name) {
+		json_string_member(out, "name", name);
+	} else if (st->reason == -1) {
+		json_optional_int_member(out, "name", -1);
+	} else {
+		g_snprintf(number, sizeof(number), "%" PRId64, st->reason);
+		json_string_member(out, "name", number);
+	}
+}
+
+static void json_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
+{
+	json_begin_object(w->out, st->machine);
+	json_int_member(w->out, "vcpu", st->vcpu);
+	json_optional_int_member(w->out, "reason", st->reason);
+	json_exit_name_member(w->out, st);
+	json_key(w->out, "count");
+	fprintf(w->out, "%" PRIu64, st->count);
+	json_int_member(w->out, "total_ns", st->total_ns);
+	json_int_member(w->out, "min_ns", st->min_ns);
+	json_int_member(w->out, "max_ns", st->max_ns);
+	json_int_member(w->out, "mean_ns", vm_exit_stat_mean_ns(st));
+	fputs("}\n", w->out);
+}
+
+/* Lines are written as they come: nothing is pending at the end. */
+static void json_finish(struct vm_writer *w)
+{
+	(void) w;
+}
+
+static void json_destroy(struct vm_writer *w)
+{
+	g_free(w);
+}
+
+static const struct vm_writer_ops json_ops = {
+	.accepts_every_kind = false,
+	.thread_interval = json_thread_interval,
+	.vcpu_interval = json_vcpu_interval,
+	.exit_stat = json_exit_stat,
+	.finish = json_finish,
+	.destroy = json_destroy,
+};
+
+struct vm_writer *vm_writer_json_new(enum vm_writer_what what, FILE *out)
+{
+	struct vm_writer *w = g_new0(struct vm_writer, 1);
+
+	vm_writer_init_base(w, &json_ops, what, out);
+	return w;
+}
