@@ -1,9 +1,11 @@
 /*
- * The bounded look-ahead: inputs stay in the queue while an answer that
- * governs them may still come (host unknown, a CPU's thread unknown, a vCPU
- * thread's VM unknown), unless the queue spans more trace time or more
- * inputs than the limits allow: then the tracker stops waiting for what it
- * misses, says so once, and goes on.
+ * The bounded look-ahead. Each awaited answer pins the oldest input it
+ * governs: an input parked until its CPU's thread is known, the first
+ * change of a vCPU thread whose VM (or number) is not known, the switch-in
+ * of a thread that may still turn out to be a vCPU thread. Inputs older
+ * than every pin leave the queue; the others stay unless the queue spans
+ * more trace time or more inputs than the limits allow: then the tracker
+ * stops waiting for what it misses, says so once if it matters, and goes on.
  */
 
 #include <inttypes.h>
@@ -39,7 +41,8 @@ static uint64_t min_seq(uint64_t a, uint64_t b)
 
 /*
  * The oldest input a vCPU thread still waiting for its VM needs held;
- * forgets the threads whose VM became known (a guess does not count).
+ * forgets the threads whose VM became known (a guess once no later input
+ * contradicted it for a while).
  */
 static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 {
@@ -52,10 +55,13 @@ static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		struct vcpu_thread *thread = value;
 		bool tentative;
+		bool known = model->cls->vm_of_thread(model->data, thread->tid,
+			&tentative) != VM_MODEL_UNKNOWN;
+		bool guess_checked = tracker->newest_ts -
+			thread->awaiting_since_ts > tracker->limits.tentative_ns;
 
-		if (thread->ended || (model->cls->vm_of_thread(model->data,
-				thread->tid, &tentative) != VM_MODEL_UNKNOWN &&
-				!tentative)) {
+		if (thread->ended || (known && thread->vcpu_id >= 0 &&
+				(!tentative || guess_checked))) {
 			thread->awaiting_vm = false;
 			g_hash_table_iter_remove(&iter);
 			continue;

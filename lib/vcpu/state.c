@@ -10,7 +10,10 @@
  *   sched_switch out, runnable         -> preempted
  *   sched_switch out, not runnable     -> blocked (a wakeup changes nothing)
  *   thread exit                        -> unknown (the vCPU has no thread)
- * Guest events never change a mode: a guest's view says nothing of the host.
+ * A thread is a vCPU thread from its first kvm entry or exit on; if the
+ * input that switched it in is still held then, it is `hypervisor` since
+ * that switch. Guest events never change a mode: a guest's view says
+ * nothing of the host.
  */
 
 #include <inttypes.h>
@@ -94,6 +97,7 @@ static void set_mode(struct held_input *at, struct vcpu_thread *thread,
 static void await_vm(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread)
 {
 	thread->awaiting_vm = true;
+	thread->awaiting_since_ts = tracker->newest_ts;
 	thread->hold_from_seq = UINT64_MAX;
 	vm_int64_table_insert(tracker->unmapped, thread->tid, thread);
 }
@@ -105,6 +109,7 @@ static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
 
 	thread->tid = tid;
 	thread->vcpu_id = vcpu_id;
+	thread->first_vcpu_id = vcpu_id;
 	thread->recorded_vcpu_id = -1;
 	thread->mode = VM_VCPU_UNKNOWN;
 	thread->pcpu = -1;
@@ -127,42 +132,69 @@ static void backdate_switch_in(struct vm_vcpu_tracker *tracker,
 	set_mode(cpu->switch_in, thread, VM_VCPU_HYPERVISOR, cpu->cpu, -1, false);
 }
 
-static void enter_guest(struct vm_vcpu_tracker *tracker,
-		struct held_input *input, const struct machine_cpu *cpu,
-		int64_t tid, const struct vm_model_transition *transition)
+/*
+ * The vCPU thread `tid`, recognized by a kvm entry or exit: created (its
+ * vCPU number may come later, with its first entry) or revived if it had
+ * exited.
+ */
+static struct vcpu_thread *vcpu_thread_of(struct vm_vcpu_tracker *tracker,
+		int64_t tid, const struct machine_cpu *cpu)
 {
 	struct vcpu_thread *thread = find_thread(tracker, tid);
-	int64_t vcpu_id = transition->vcpu_id;
 
 	if (!thread) {
-		if (vcpu_id < 0)
-			return;
-		thread = new_thread(tracker, tid, vcpu_id);
+		thread = new_thread(tracker, tid, -1);
 		backdate_switch_in(tracker, thread, cpu);
 	} else if (thread->ended) {
 		thread->ended = false;
 		await_vm(tracker, thread);
 	}
-	if (vcpu_id >= 0 && vcpu_id != thread->vcpu_id) {
+	return thread;
+}
+
+static void set_vcpu_id(struct vm_vcpu_tracker *tracker,
+		const struct held_input *input, struct vcpu_thread *thread,
+		int64_t vcpu_id)
+{
+	if (vcpu_id < 0 || vcpu_id == thread->vcpu_id)
+		return;
+	if (thread->vcpu_id < 0) {
+		/* Its changes recorded so far are this vCPU's. */
+		thread->first_vcpu_id = vcpu_id;
+	} else {
 		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION, input->event.machine,
 			"Host thread %" PRId64 " ran vCPU %" PRId64 " and now "
 			"runs vCPU %" PRId64 ": the old vCPU's mode becomes "
 			"unknown and the new one is followed on this thread.",
-			tid, thread->vcpu_id, vcpu_id);
-		thread->vcpu_id = vcpu_id;
+			thread->tid, thread->vcpu_id, vcpu_id);
 	}
-	set_mode(input, thread, VM_VCPU_GUEST, cpu->cpu, -1, true);
+	thread->vcpu_id = vcpu_id;
 }
 
-static void exit_guest(struct vm_vcpu_tracker *tracker,
+static void enter_guest(struct vm_vcpu_tracker *tracker,
 		struct held_input *input, const struct machine_cpu *cpu,
 		int64_t tid, const struct vm_model_transition *transition)
 {
 	struct vcpu_thread *thread = find_thread(tracker, tid);
 
-	/* Without an entry first, the vCPU number is not known yet. */
-	if (!thread || thread->ended)
+	/* Without its number, the first entry of a thread says too little. */
+	if (!thread && transition->vcpu_id < 0)
 		return;
+	thread = vcpu_thread_of(tracker, tid, cpu);
+	set_vcpu_id(tracker, input, thread, transition->vcpu_id);
+	set_mode(input, thread, VM_VCPU_GUEST, cpu->cpu, -1, true);
+}
+
+/*
+ * Only vCPU threads exit a guest: a thread whose first kvm event is an
+ * exit is one, its number known at its next entry.
+ */
+static void exit_guest(struct vm_vcpu_tracker *tracker,
+		struct held_input *input, const struct machine_cpu *cpu,
+		int64_t tid, const struct vm_model_transition *transition)
+{
+	struct vcpu_thread *thread = vcpu_thread_of(tracker, tid, cpu);
+
 	set_mode(input, thread, VM_VCPU_HYPERVISOR, cpu->cpu,
 		transition->exit_reason, false);
 }
@@ -177,6 +209,16 @@ static void warn_missing(struct vm_vcpu_tracker *tracker,
 		what, event->ts);
 }
 
+static void warn_second_host(struct vm_vcpu_tracker *tracker,
+		const struct vm_event *event)
+{
+	vcpu_warn(tracker, VM_VCPU_WARN_SECOND_HOST, event->machine,
+		"This machine has hypervisor events too (first at %" PRId64
+		" ns), but another machine had them first and is the host: "
+		"the vCPUs this machine runs are not analyzed. Analyze one "
+		"host at a time.", event->ts);
+}
+
 /* An input whose emitting thread (`tid`) is known. */
 static void process_with_thread(struct vm_vcpu_tracker *tracker,
 		struct held_input *input, const struct machine_cpu *cpu,
@@ -186,9 +228,14 @@ static void process_with_thread(struct vm_vcpu_tracker *tracker,
 	struct vm_model_transition transition;
 
 	learn(tracker, &input->event, tid);
-	if (!is_host(tracker, input->event.machine) || tid < 0)
+	if (tid < 0)
 		return;
 	model->cls->transition(model->data, &input->event, &transition);
+	if (!is_host(tracker, input->event.machine)) {
+		if (transition.kind != VM_MODEL_TRANSITION_NONE)
+			warn_second_host(tracker, &input->event);
+		return;
+	}
 	if (transition.fields_missing)
 		warn_missing(tracker, &input->event,
 			transition.kind == VM_MODEL_TRANSITION_ENTER_GUEST ?

@@ -10,7 +10,7 @@
 /* A mode change computed at input time, reported when its input leaves. */
 struct pending_change {
 	int64_t tid;
-	int64_t vcpu_id;
+	int64_t vcpu_id;     /* -1: the thread's first_vcpu_id, known later */
 	enum vm_vcpu_mode mode;
 	int64_t pcpu;
 	int64_t exit_reason;
@@ -52,7 +52,10 @@ struct machine_cpu {
 /* A host thread that runs (or ran) a vCPU. */
 struct vcpu_thread {
 	int64_t tid;
+	/* -1 until the thread's first kvm entry tells it. */
 	int64_t vcpu_id;
+	/* The first vCPU number known: that of the changes recorded before. */
+	int64_t first_vcpu_id;
 	enum vm_vcpu_mode mode;
 	int64_t pcpu;
 	int64_t exit_reason;
@@ -65,6 +68,7 @@ struct vcpu_thread {
 	 */
 	bool awaiting_vm;
 	uint64_t hold_from_seq;
+	int64_t awaiting_since_ts;
 
 	/* Release side: the identity this thread last reported. */
 	bool reported;
@@ -113,6 +117,9 @@ struct vm_vcpu_tracker {
 };
 
 /* warn.c */
+/* The machine's name for a message (g_free() it). */
+char *vcpu_machine_name(const struct vm_vcpu_tracker *tracker,
+		unsigned int machine);
 void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 		unsigned int machine, const char *format, ...) G_GNUC_PRINTF(4, 5);
 

@@ -30,6 +30,7 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 	tracker->limits.window_ns = VM_VCPU_DEFAULT_WINDOW_NS;
 	tracker->limits.max_events = VM_VCPU_DEFAULT_MAX_EVENTS;
 	tracker->limits.switch_in_grace_ns = VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS;
+	tracker->limits.tentative_ns = VM_VCPU_DEFAULT_TENTATIVE_NS;
 	if (limits)
 		tracker->limits = *limits;
 	tracker->callbacks = *callbacks;

@@ -90,6 +90,13 @@ static void on_warning(void *user, enum vm_vcpu_warning kind,
 		message);
 }
 
+static const char *on_machine_name(void *user, unsigned int machine)
+{
+	struct state_iterator *it = user;
+
+	return state_machines_name(it->machines, machine);
+}
+
 static void discard_message(void *cookie)
 {
 	bt_message_put_ref(cookie);
@@ -118,6 +125,7 @@ static bool create_analysis(struct state_iterator *it)
 		.release = on_release,
 		.mode_change = on_change,
 		.warning = on_warning,
+		.machine_name = on_machine_name,
 	};
 	unsigned int machine;
 

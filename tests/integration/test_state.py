@@ -3,6 +3,8 @@
 - The ported Trace Compass OneQemuKvm scenario (kvm_entry/kvm_exit, and the
   kvm_x86_* spelling) gives the vCPU modes of SPEC's rules, in time order
   among the passed-through events, and every input event is passed through.
+- The generated scenarios two-guests, two-vcpus and halted-vcpu give the
+  modes their stub comments describe (preemption, halts, host CPUs).
 - The output written with sink.ctf.fs reads back with the same events.
 - Bad parameters fail at initialization with an error naming the parameter
   (or as soon as the machines are known, for machine names); odd traces
@@ -112,6 +114,70 @@ def check_one_qemu_kvm(scenario):
     if "W " in proc.stderr:
         vmtest.fail("%s: unexpected warnings:\n%s" % (scenario, proc.stderr))
     return events
+
+
+def state_events(events, vm, vcpu):
+    return [(ts, f) for ts, _, name, f in events
+            if name == "vm:vcpu_state" and f["vm"] == vm and f["vcpu"] == vcpu]
+
+
+def mode_at(events, vm, vcpu, ts):
+    """The fields of the last state change of a vCPU at or before ts."""
+    last = None
+    for change_ts, fields in state_events(events, vm, vcpu):
+        if change_ts <= ts:
+            last = fields
+    return last
+
+
+def expect_mode(scenario, events, vm, vcpu, ts, mode, pcpu=None, reason=None):
+    fields = mode_at(events, vm, vcpu, ts)
+    if fields is None or fields["mode"] != mode or \
+            (pcpu is not None and fields["pcpu"] != pcpu) or \
+            (reason is not None and fields["exit_reason"] != reason):
+        vmtest.fail("%s: %s vCPU %d at %d: want %s (pcpu %r, reason %r), got %r"
+                    % (scenario, vm, vcpu, ts, mode, pcpu, reason, fields))
+
+
+def run_scenario(name):
+    traces = vmtest.scenario(name)
+    proc = run_pretty(sorted(traces.values()))
+    events = parse_pretty(proc.stdout)
+    check_time_order(events)
+    if warnings_of(proc.stderr):
+        vmtest.fail("%s: unexpected warnings:\n%s" % (name, proc.stderr))
+    return events
+
+
+def check_generated_scenarios():
+    """Facts that the comments of the generated stub scenarios state."""
+    events = run_scenario("two-guests")
+    # guest1's vCPU (thread 1001, host CPU 0) is preempted by bash from
+    # 61000 to 80000; guest2's vCPU runs on host CPU 1.
+    expect_mode("two-guests", events, "guest1", 0, 70000, "preempted", -1)
+    expect_mode("two-guests", events, "guest1", 0, 80000, "hypervisor", 0)
+    expect_mode("two-guests", events, "guest2", 0, 70000, "guest", 1)
+    for vm in ("guest1", "guest2"):
+        if any(f["host_tid"] != {"guest1": 1001, "guest2": 2001}[vm]
+               for _, f in state_events(events, vm, 0)):
+            vmtest.fail("two-guests: %s vCPU 0 has another host thread" % vm)
+
+    events = run_scenario("two-vcpus")
+    # vCPU 1 preempted on host CPU 1 at 30500, resumes on host CPU 0 at
+    # 41000; vCPU 0 halts (exit 12, prev_state 1) at 40500, is woken at
+    # 50000 and runs on host CPU 1 from 60000.
+    expect_mode("two-vcpus", events, "guest", 1, 30500, "preempted", -1, 1)
+    expect_mode("two-vcpus", events, "guest", 1, 41000, "hypervisor", 0, 1)
+    expect_mode("two-vcpus", events, "guest", 0, 40500, "blocked", -1, 12)
+    expect_mode("two-vcpus", events, "guest", 0, 55000, "blocked", -1, 12)
+    expect_mode("two-vcpus", events, "guest", 0, 60000, "hypervisor", 1, 12)
+    expect_mode("two-vcpus", events, "guest", 0, 60500, "guest", 1, -1)
+
+    events = run_scenario("halted-vcpu")
+    # The vCPU idles twice (HLT, thread sleeping): blocked, never preempted.
+    modes = [f["mode"] for _, f in state_events(events, "guest", 0)]
+    if "preempted" in modes or modes.count("blocked") != 2:
+        vmtest.fail("halted-vcpu: modes %r" % modes)
 
 
 def check_ctf_round_trip(expected_events):
@@ -383,6 +449,7 @@ def check_seek_beginning():
 def main():
     events = check_one_qemu_kvm("one-qemu-kvm")
     check_one_qemu_kvm("one-qemu-kvm-x86")
+    check_generated_scenarios()
     check_ctf_round_trip(events)
     check_muxer_downstream(events)
     check_bad_parameters()
