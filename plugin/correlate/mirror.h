@@ -31,8 +31,10 @@ typedef const struct vm_sync_formula *(*mirror_formula_fn)(void *data,
  * Called once per upstream trace, right after its mirror trace is created
  * and before any message of it is returned: the component adds its `vm_*`
  * environment entries to the output trace (its trace class is `output`'s).
+ * Returns false, with an error cause appended, to fail the message.
+ * (babeltrace2 has no generic component status type, hence a bool.)
  */
-typedef bt_self_component_status (*mirror_trace_created_fn)(void *data,
+typedef bool (*mirror_trace_created_fn)(void *data,
 		const bt_trace *upstream_trace, bt_trace *output_trace);
 
 struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,

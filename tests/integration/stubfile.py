@@ -288,14 +288,19 @@ def parse(path):
     return stub
 
 
-def format_event(ts, cpu, name, fields):
-    """One event line; string values are quoted when needed."""
+def format_event(ts, cpu, name, fields, types=None):
+    """One event line; string values are quoted when needed, and integers of
+    the hexadecimal types (x8 ... x64, from `types`: {field: type}) are
+    written in hexadecimal."""
     parts = ["%d %d %s" % (ts, cpu, name)]
+    types = types or {}
     for field, value in fields.items():
         if isinstance(value, str):
             if value == "" or re.search(r'[\s#="\\]', value):
                 value = '"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
             parts.append("%s=%s" % (field, value))
+        elif types.get(field, "").startswith("x"):
+            parts.append("%s=0x%x" % (field, value))
         else:
             parts.append("%s=%d" % (field, value))
     return " ".join(parts)

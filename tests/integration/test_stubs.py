@@ -29,9 +29,14 @@ except ImportError:
 # Events per scenario: guards against a stub losing lines unnoticed.
 EXPECTED_EVENT_COUNTS = {
     "containers": 15,
+    "drifting-guest": 120,
+    "halted-vcpu": 49,
     "one-qemu-kvm": 35,
     "one-qemu-kvm-x86": 35,
     "qemu-container": 40,
+    "tcp-exchange": 24,
+    "two-guests": 76,
+    "two-vcpus": 70,
 }
 
 STUB2CTF = os.path.join(vmtest.SOURCE_DIR, "tests", "tools", "stub2ctf")

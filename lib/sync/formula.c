@@ -1,0 +1,92 @@
+/*
+ * Linear maps between clocks: t_ref = slope * t + offset_ns.
+ *
+ * The coefficients are long double (64-bit mantissa), the evaluation is done
+ * in vm_sync_wide: slope * t is then exact enough that the only error left is
+ * the representation of the coefficients (about 0.1 ns at 1.7e18 ns), well
+ * under the rounding to the nanosecond.
+ */
+#include "sync/sync.h"
+#include "sync/wide.h"
+
+struct vm_sync_formula vm_sync_formula_identity(void)
+{
+	struct vm_sync_formula identity = { 1.0L, 0.0L };
+
+	return identity;
+}
+
+/* 2^63, exact in both candidate types. */
+#define TWO_POW_63 ((vm_sync_wide) 9223372036854775808.0L)
+
+/*
+ * v rounded to the nearest integer, halves upward (floor(v + 1/2), so that
+ * t + round(v) == round(t + v) for any integer t), saturated.
+ */
+static int64_t round_saturated(vm_sync_wide v)
+{
+	int64_t whole;
+
+	if (v != v)
+		return 0;	/* NaN: from a degenerate formula, nothing sensible */
+	if (v >= TWO_POW_63 - (vm_sync_wide) 0.5)
+		return INT64_MAX;
+	if (v < -TWO_POW_63)
+		return INT64_MIN;
+	whole = (int64_t) v;	/* truncates toward zero */
+	if ((vm_sync_wide) whole > v)
+		whole--;	/* now floor(v) */
+	/* v - whole is exact: both are below 2^63 in magnitude. */
+	if (v - (vm_sync_wide) whole >= (vm_sync_wide) 0.5)
+		whole++;
+	return whole;
+}
+
+static int64_t add_saturated(int64_t t, int64_t delta)
+{
+	if (delta > 0 && t > INT64_MAX - delta)
+		return INT64_MAX;
+	if (delta < 0 && t < INT64_MIN - delta)
+		return INT64_MIN;
+	return t + delta;
+}
+
+int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t)
+{
+	/*
+	 * t + ((slope - 1) * t + offset): t stays an exact integer and only the
+	 * correction is rounded. slope - 1 is exact for slopes in [0.5, 2]
+	 * (Sterbenz), and for clocks the correction is small, so it keeps many
+	 * fractional bits even in a 64-bit mantissa.
+	 */
+	vm_sync_wide slope = (vm_sync_wide) formula->slope;
+	vm_sync_wide offset = (vm_sync_wide) formula->offset_ns;
+	vm_sync_wide correction = (slope - 1) * (vm_sync_wide) t + offset;
+
+	if (correction > -TWO_POW_63 && correction < TWO_POW_63)
+		return add_saturated(t, round_saturated(correction));
+	/* Far out of range: only saturation matters. */
+	return round_saturated(slope * (vm_sync_wide) t + offset);
+}
+
+struct vm_sync_formula vm_sync_formula_compose(const struct vm_sync_formula *f,
+		const struct vm_sync_formula *g)
+{
+	struct vm_sync_formula composed;
+
+	/* f(g(t)) = fs * (gs * t + go) + fo */
+	composed.slope = (long double) ((vm_sync_wide) f->slope * (vm_sync_wide) g->slope);
+	composed.offset_ns = (long double) ((vm_sync_wide) f->slope * (vm_sync_wide) g->offset_ns +
+		(vm_sync_wide) f->offset_ns);
+	return composed;
+}
+
+struct vm_sync_formula vm_sync_formula_invert(const struct vm_sync_formula *f)
+{
+	struct vm_sync_formula inverse;
+
+	/* t = (t_ref - o) / s */
+	inverse.slope = (long double) (1 / (vm_sync_wide) f->slope);
+	inverse.offset_ns = (long double) (-(vm_sync_wide) f->offset_ns / (vm_sync_wide) f->slope);
+	return inverse;
+}

@@ -1,0 +1,29 @@
+#ifndef VM_SYNC_SYNC_PRIVATE_H
+#define VM_SYNC_SYNC_PRIVATE_H
+
+/* The state shared by the matching (matching.c) and the solving (solve.c). */
+
+#include <glib.h>
+
+#include "sync/sync.h"
+
+struct vm_sync {
+	unsigned int machine_count;
+	/*
+	 * Hull of each pair of machines, created on its first match; index
+	 * x * machine_count + y with x < y (x is the pair's ref side).
+	 */
+	GPtrArray *hulls;
+	/* protocol (guint) -> its unmatched events (GHashTable, see matching.c) */
+	GHashTable *unmatched;
+};
+
+/* The hull of the pair {x, y}, NULL when it has no match (x != y). */
+struct vm_sync_hull *vm_sync_pair_hull(const struct vm_sync *sync,
+		unsigned int x, unsigned int y);
+
+/* The hull of the pair {x, y}, created when missing. */
+struct vm_sync_hull *vm_sync_pair_hull_get(struct vm_sync *sync,
+		unsigned int x, unsigned int y);
+
+#endif /* VM_SYNC_SYNC_PRIVATE_H */

@@ -1,0 +1,140 @@
+/*
+ * Field value copy, on every event and packet: no allocation besides what
+ * the output fields need (strings, dynamic arrays).
+ */
+
+#include <inttypes.h>
+
+#include "mirror-internal.h"
+
+/*
+ * By value, not by length: src.ctf.fs 2.0.4 sometimes leaves a string
+ * field's length at 0 while its value is complete (seen on
+ * tc-many-threads), and every sink reads the value.
+ */
+static bool copy_string(struct mirror *mirror, const bt_field *in, bt_field *out)
+{
+	if (bt_field_string_set_value(out, bt_field_string_get_value(in))) {
+		MIRROR_ERROR(mirror, "Cannot copy a string field (out of memory?).");
+		return false;
+	}
+
+	return true;
+}
+
+static bool copy_structure(struct mirror *mirror, const bt_field *in, bt_field *out)
+{
+	uint64_t count = bt_field_class_structure_get_member_count(
+		bt_field_borrow_class_const(in));
+
+	for (uint64_t i = 0; i < count; i++) {
+		if (!mirror_copy_field(mirror,
+				bt_field_structure_borrow_member_field_by_index_const(in, i),
+				bt_field_structure_borrow_member_field_by_index(out, i))) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
+static bool copy_array(struct mirror *mirror, const bt_field *in, bt_field *out)
+{
+	uint64_t length = bt_field_array_get_length(in);
+
+	if (bt_field_class_get_type(bt_field_borrow_class_const(in)) !=
+			BT_FIELD_CLASS_TYPE_STATIC_ARRAY &&
+			bt_field_array_dynamic_set_length(out, length)) {
+		MIRROR_ERROR(mirror, "Cannot set the length of a dynamic array "
+			"field to %" PRIu64 " (out of memory?).", length);
+		return false;
+	}
+
+	for (uint64_t i = 0; i < length; i++) {
+		if (!mirror_copy_field(mirror,
+				bt_field_array_borrow_element_field_by_index_const(in, i),
+				bt_field_array_borrow_element_field_by_index(out, i))) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
+static bool copy_option(struct mirror *mirror, const bt_field *in, bt_field *out)
+{
+	const bt_field *content = bt_field_option_borrow_field_const(in);
+
+	bt_field_option_set_has_field(out, content != NULL);
+	return !content || mirror_copy_field(mirror, content,
+		bt_field_option_borrow_field(out));
+}
+
+static bool copy_variant(struct mirror *mirror, const bt_field *in, bt_field *out)
+{
+	uint64_t index = bt_field_variant_get_selected_option_index(in);
+
+	if (bt_field_variant_select_option_by_index(out, index)) {
+		MIRROR_ERROR(mirror, "Cannot select option %" PRIu64 " of a variant "
+			"field (out of memory?).", index);
+		return false;
+	}
+
+	return mirror_copy_field(mirror,
+		bt_field_variant_borrow_selected_option_field_const(in),
+		bt_field_variant_borrow_selected_option_field(out));
+}
+
+bool mirror_copy_field(struct mirror *mirror, const bt_field *in, bt_field *out)
+{
+	bt_field_class_type type = bt_field_get_class_type(in);
+
+	switch (type) {
+	case BT_FIELD_CLASS_TYPE_BOOL:
+		bt_field_bool_set_value(out, bt_field_bool_get_value(in));
+		return true;
+	case BT_FIELD_CLASS_TYPE_BIT_ARRAY:
+		bt_field_bit_array_set_value_as_integer(out,
+			bt_field_bit_array_get_value_as_integer(in));
+		return true;
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
+		bt_field_integer_unsigned_set_value(out,
+			bt_field_integer_unsigned_get_value(in));
+		return true;
+	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
+		bt_field_integer_signed_set_value(out,
+			bt_field_integer_signed_get_value(in));
+		return true;
+	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL:
+		bt_field_real_single_precision_set_value(out,
+			bt_field_real_single_precision_get_value(in));
+		return true;
+	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL:
+		bt_field_real_double_precision_set_value(out,
+			bt_field_real_double_precision_get_value(in));
+		return true;
+	case BT_FIELD_CLASS_TYPE_STRING:
+		return copy_string(mirror, in, out);
+	case BT_FIELD_CLASS_TYPE_STRUCTURE:
+		return copy_structure(mirror, in, out);
+	case BT_FIELD_CLASS_TYPE_STATIC_ARRAY:
+	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITHOUT_LENGTH_FIELD:
+	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITH_LENGTH_FIELD:
+		return copy_array(mirror, in, out);
+	case BT_FIELD_CLASS_TYPE_OPTION_WITHOUT_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_OPTION_WITH_BOOL_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_OPTION_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_OPTION_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
+		return copy_option(mirror, in, out);
+	case BT_FIELD_CLASS_TYPE_VARIANT_WITHOUT_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
+		return copy_variant(mirror, in, out);
+	default:
+		MIRROR_ERROR(mirror, "Field of class type %#" PRIx64 " is not "
+			"supported by filter.vm.correlate.", (uint64_t) type);
+		return false;
+	}
+}

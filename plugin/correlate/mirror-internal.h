@@ -1,0 +1,140 @@
+#ifndef VM_CORRELATE_MIRROR_INTERNAL_H
+#define VM_CORRELATE_MIRROR_INTERNAL_H
+
+/*
+ * What the mirror's files share: the mirror itself, its upstream -> output
+ * mappings and the helpers that look them up. Not for the component's use:
+ * it only sees mirror.h.
+ */
+
+#include <stdio.h>
+#include <glib.h>
+
+#include "mirror.h"
+
+/*
+ * One upstream -> output mapping: a GHashTable plus a one-entry cache in
+ * front of it, because consecutive events almost always share their event
+ * class, stream and packet.
+ */
+struct mirror_map {
+	GHashTable *table;
+	const void *last_key;
+	void *last_value;
+};
+
+struct mirror {
+	bt_self_message_iterator *self_msg_iter;
+	bt_self_component *self_comp;
+	bt_logging_level log_level;
+	mirror_formula_fn formula_fn;
+	mirror_trace_created_fn created_fn;
+	void *data;
+
+	/* The reference time base: the default clock class of every output stream. */
+	bt_clock_class *clock_class;
+
+	/*
+	 * Upstream object (a reference is held, so that its address cannot be
+	 * reused by another object) -> output object (a reference is held).
+	 */
+	struct mirror_map trace_classes;
+	struct mirror_map traces;
+	struct mirror_map stream_classes;
+	struct mirror_map event_classes;
+	struct mirror_map streams;
+	/* Only packets between their beginning and end messages. */
+	struct mirror_map packets;
+	/*
+	 * Upstream field class -> its output copy, to find the output length or
+	 * selector field class of a dynamic array, option or variant.
+	 */
+	GHashTable *field_classes;
+	/* Upstream clock class -> formula (NULL: no known machine). */
+	struct mirror_map formulas;
+
+	bool warned_negative_time;
+};
+
+#define MIRROR_ERROR(_mirror, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
+		(_mirror)->self_msg_iter, __VA_ARGS__)
+
+/* Logs to the standard error like babeltrace2's own components do. */
+#define MIRROR_LOG(_mirror, _level, _letter, _fmt, ...) \
+	do { \
+		if ((_mirror)->log_level <= (_level)) { \
+			fprintf(stderr, _letter " VM.CORRELATE/MIRROR " _fmt "\n", \
+				__VA_ARGS__); \
+		} \
+	} while (0)
+
+#define MIRROR_WARN(_mirror, _fmt, ...) \
+	MIRROR_LOG(_mirror, BT_LOGGING_LEVEL_WARNING, "W", _fmt, __VA_ARGS__)
+
+#define MIRROR_DEBUG(_mirror, _fmt, ...) \
+	MIRROR_LOG(_mirror, BT_LOGGING_LEVEL_DEBUG, "D", _fmt, __VA_ARGS__)
+
+/* mirror.c: the mappings. */
+
+/* The mapped value of `key`, or NULL. */
+static inline void *mirror_map_lookup(struct mirror_map *map, const void *key)
+{
+	void *value;
+
+	if (map->last_key == key) {
+		return map->last_value;
+	}
+
+	value = g_hash_table_lookup(map->table, key);
+	if (value) {
+		map->last_key = key;
+		map->last_value = value;
+	}
+
+	return value;
+}
+
+/* Takes ownership of the references to `key` and `value`. */
+void mirror_map_insert(struct mirror_map *map, const void *key, void *value);
+
+/* Drops the mapping of `key` (and the references it held). */
+void mirror_map_remove(struct mirror_map *map, const void *key);
+
+/*
+ * The converted value of `snapshot` (ns since the Unix epoch, reference time
+ * base, which is also the output clock's value). On failure: false, with an
+ * error cause only when `report` is set.
+ */
+bool mirror_convert_snapshot(struct mirror *mirror,
+		const bt_clock_snapshot *snapshot, bool report, uint64_t *value);
+
+/* mirror-metadata.c: the output trace IR objects, created on first use. */
+
+bt_stream *mirror_output_stream(struct mirror *mirror, const bt_stream *in);
+bt_event_class *mirror_output_event_class(struct mirror *mirror,
+		const bt_event_class *in);
+
+/* mirror-field-classes.c */
+
+/*
+ * Where the field classes being copied live upstream, to resolve the field
+ * paths of length and selector fields. `event_class` is NULL while copying a
+ * stream class's field classes.
+ */
+struct mirror_fc_scope {
+	const bt_stream_class *stream_class;
+	const bt_event_class *event_class;
+};
+
+/* A new output copy of `in` (and of everything it contains), or NULL. */
+bt_field_class *mirror_copy_field_class(struct mirror *mirror,
+		bt_trace_class *trace_class, const struct mirror_fc_scope *scope,
+		const bt_field_class *in);
+
+/* mirror-fields.c */
+
+/* Copies the value of `in` into `out`, of the mirrored field class. */
+bool mirror_copy_field(struct mirror *mirror, const bt_field *in, bt_field *out);
+
+#endif /* VM_CORRELATE_MIRROR_INTERNAL_H */

@@ -1,0 +1,223 @@
+/*
+ * The mirror's life cycle, its mappings and the conversion of clock
+ * snapshots to the reference time base.
+ */
+
+#include <inttypes.h>
+
+#include "mirror-internal.h"
+
+/* GDestroyNotify adapters: babeltrace2's put functions take typed pointers. */
+static void put_trace_class(gpointer p) { bt_trace_class_put_ref(p); }
+static void put_trace(gpointer p) { bt_trace_put_ref(p); }
+static void put_stream_class(gpointer p) { bt_stream_class_put_ref(p); }
+static void put_event_class(gpointer p) { bt_event_class_put_ref(p); }
+static void put_stream(gpointer p) { bt_stream_put_ref(p); }
+static void put_packet(gpointer p) { bt_packet_put_ref(p); }
+static void put_field_class(gpointer p) { bt_field_class_put_ref(p); }
+static void put_clock_class(gpointer p) { bt_clock_class_put_ref(p); }
+
+static void mirror_map_init(struct mirror_map *map, GDestroyNotify put_key,
+		GDestroyNotify put_value)
+{
+	map->table = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		put_key, put_value);
+	map->last_key = NULL;
+	map->last_value = NULL;
+}
+
+static void mirror_map_fini(struct mirror_map *map)
+{
+	if (map->table) {
+		g_hash_table_destroy(map->table);
+		map->table = NULL;
+	}
+}
+
+void mirror_map_insert(struct mirror_map *map, const void *key, void *value)
+{
+	g_hash_table_insert(map->table, (gpointer) key, value);
+	map->last_key = key;
+	map->last_value = value;
+}
+
+void mirror_map_remove(struct mirror_map *map, const void *key)
+{
+	if (map->last_key == key) {
+		map->last_key = NULL;
+		map->last_value = NULL;
+	}
+
+	g_hash_table_remove(map->table, key);
+}
+
+/*
+ * The reference time base: nanoseconds since the Unix epoch, named like
+ * LTTng's kernel clock so that a trace written by sink.ctf.fs and read back
+ * by src.ctf.fs keeps its LTTng semantics.
+ */
+static bt_clock_class *create_reference_clock_class(bt_self_component *self_comp)
+{
+	bt_clock_class *clock_class = bt_clock_class_create(self_comp);
+
+	if (!clock_class) {
+		return NULL;
+	}
+
+	bt_clock_class_set_frequency(clock_class, UINT64_C(1000000000));
+	bt_clock_class_set_offset(clock_class, 0, 0);
+	bt_clock_class_set_origin_is_unix_epoch(clock_class, BT_TRUE);
+	if (bt_clock_class_set_name(clock_class, "monotonic") ||
+			bt_clock_class_set_description(clock_class,
+				"Reference time base of filter.vm.correlate: "
+				"every machine's time converted to it")) {
+		bt_clock_class_put_ref(clock_class);
+		return NULL;
+	}
+
+	return clock_class;
+}
+
+struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
+		bt_self_component *self_comp, bt_logging_level log_level,
+		mirror_formula_fn formula_fn, mirror_trace_created_fn created_fn,
+		void *data)
+{
+	struct mirror *mirror = g_new0(struct mirror, 1);
+
+	mirror->self_msg_iter = self_msg_iter;
+	mirror->self_comp = self_comp;
+	mirror->log_level = log_level;
+	mirror->formula_fn = formula_fn;
+	mirror->created_fn = created_fn;
+	mirror->data = data;
+	mirror->clock_class = create_reference_clock_class(self_comp);
+	if (!mirror->clock_class) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"Cannot create the reference clock class of the output traces "
+			"(out of memory?).");
+		g_free(mirror);
+		return NULL;
+	}
+
+	mirror_map_init(&mirror->trace_classes, put_trace_class, put_trace_class);
+	mirror_map_init(&mirror->traces, put_trace, put_trace);
+	mirror_map_init(&mirror->stream_classes, put_stream_class, put_stream_class);
+	mirror_map_init(&mirror->event_classes, put_event_class, put_event_class);
+	mirror_map_init(&mirror->streams, put_stream, put_stream);
+	mirror_map_init(&mirror->packets, put_packet, put_packet);
+	mirror_map_init(&mirror->formulas, put_clock_class, NULL);
+	mirror->field_classes = g_hash_table_new_full(g_direct_hash,
+		g_direct_equal, put_field_class, put_field_class);
+	return mirror;
+}
+
+void mirror_destroy(struct mirror *mirror)
+{
+	if (!mirror) {
+		return;
+	}
+
+	/* Children before parents, although references make any order safe. */
+	mirror_map_fini(&mirror->packets);
+	mirror_map_fini(&mirror->streams);
+	mirror_map_fini(&mirror->event_classes);
+	mirror_map_fini(&mirror->stream_classes);
+	mirror_map_fini(&mirror->traces);
+	mirror_map_fini(&mirror->trace_classes);
+	mirror_map_fini(&mirror->formulas);
+	g_hash_table_destroy(mirror->field_classes);
+	bt_clock_class_put_ref(mirror->clock_class);
+	g_free(mirror);
+}
+
+/*
+ * The formula of an upstream clock class; asks the component only the first
+ * time, and remembers a NULL answer too. `found` tells whether the clock
+ * class belongs to a known machine.
+ */
+static const struct vm_sync_formula *lookup_formula(struct mirror *mirror,
+		const bt_clock_class *clock_class, bool *found)
+{
+	struct mirror_map *map = &mirror->formulas;
+	gpointer value;
+
+	if (map->last_key == clock_class) {
+		*found = map->last_value != NULL;
+		return map->last_value;
+	}
+
+	if (!g_hash_table_lookup_extended(map->table, clock_class, NULL, &value)) {
+		value = (gpointer) mirror->formula_fn(mirror->data, clock_class);
+		bt_clock_class_get_ref(clock_class);
+		g_hash_table_insert(map->table, (gpointer) clock_class, value);
+	}
+
+	map->last_key = clock_class;
+	map->last_value = value;
+	*found = value != NULL;
+	return value;
+}
+
+static const char *clock_class_name(const bt_clock_class *clock_class)
+{
+	const char *name = bt_clock_class_get_name(clock_class);
+
+	return name ? name : "(unnamed)";
+}
+
+bool mirror_convert_snapshot(struct mirror *mirror,
+		const bt_clock_snapshot *snapshot, bool report, uint64_t *value)
+{
+	const bt_clock_class *clock_class =
+		bt_clock_snapshot_borrow_clock_class_const(snapshot);
+	const struct vm_sync_formula *formula;
+	bool found;
+	int64_t ns_from_origin;
+	int64_t ref_ns;
+
+	formula = lookup_formula(mirror, clock_class, &found);
+	if (!found) {
+		if (report) {
+			MIRROR_ERROR(mirror,
+				"Clock class `%s` belongs to no machine known to "
+				"filter.vm.correlate: cannot convert its times to the "
+				"reference time base. Check that every input trace has "
+				"a `hostname` environment entry.",
+				clock_class_name(clock_class));
+		}
+		return false;
+	}
+
+	if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns_from_origin) !=
+			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		if (report) {
+			MIRROR_ERROR(mirror,
+				"Clock snapshot value %" PRIu64 " of clock class `%s` "
+				"overflows a signed 64-bit count of nanoseconds from its "
+				"origin: the trace's clock offset or frequency is wrong; "
+				"fix its metadata or shift it with src.ctf.fs's "
+				"`clock-class-offset-s` parameter.",
+				bt_clock_snapshot_get_value(snapshot),
+				clock_class_name(clock_class));
+		}
+		return false;
+	}
+
+	ref_ns = vm_sync_formula_apply(formula, ns_from_origin);
+	if (ref_ns < 0) {
+		/* The output clock (Unix epoch origin, offset 0) has no negative values. */
+		if (!mirror->warned_negative_time) {
+			MIRROR_WARN(mirror,
+				"Time %" PRId64 " ns of clock class `%s` maps to %" PRId64
+				" ns, before the Unix epoch, which the output clock cannot "
+				"represent: clamping such times to 0 (warned once).",
+				ns_from_origin, clock_class_name(clock_class), ref_ns);
+			mirror->warned_negative_time = true;
+		}
+		ref_ns = 0;
+	}
+
+	*value = (uint64_t) ref_ns;
+	return true;
+}

@@ -1,0 +1,209 @@
+"""The correlate component's mirror, through the test-only filter.vmtest.mirror.
+
+Every message re-created on the mirror must print like the upstream one in
+sink.text.details, except for what belongs to the clock: the clock class
+description (the mirror has one reference clock) and the cycle counts of the
+times (the reference clock counts nanoseconds since the Unix epoch). The
+times in ns from origin must be exactly the upstream ones plus `offset-ns`.
+"""
+
+import os
+import re
+import sys
+
+import vmtest
+
+MIRRORTEST_DIR = os.path.join(vmtest.BUILD_DIR, "tests", "mirrortest")
+# The Python source component that emits what real traces lack.
+KINDS_DIR = os.path.join(vmtest.SOURCE_DIR, "tests", "mirrortest")
+
+TIME_RE = re.compile(r"\[(?:[\d,]+ cycles, )?(-?[\d,]+) ns from origin\]")
+CYCLES_RE = re.compile(r"\[[\d,]+ cycles, (-?[\d,]+ ns from origin)\]")
+
+
+def normalize(text):
+    """Strips clock-class lines: the `Default clock class:` / `Clock class:`
+    blocks, and the cycle counts of times (clock values of another clock)."""
+    out = []
+    block_indent = None
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        if block_indent is not None:
+            if indent > block_indent:
+                continue
+            block_indent = None
+        stripped = line.strip()
+        if stripped in ("Default clock class:", "Clock class:"):
+            block_indent = indent
+            continue
+        out.append(CYCLES_RE.sub(r"[\1]", line))
+    return out
+
+
+def times_ns(lines):
+    return [int(m.group(1).replace(",", "")) for line in lines
+            for m in TIME_RE.finditer(line)]
+
+
+def without_times(lines):
+    return [TIME_RE.sub("[TIME]", line) for line in lines]
+
+
+def details(source_args, offset=None, extra_paths=(), mux=True):
+    """sink.text.details output of source [-> muxer] [-> mirror].
+
+    Without `mux`, the source must have a single output port: the old
+    tc-synctraces packets overlap, which the stock muxer refuses."""
+    args = ["run"] + source_args + ["-c", "out:sink.text.details"]
+    upstream = "src"
+    if mux:
+        args += ["-c", "mux:filter.utils.muxer", "--connect", "src:mux"]
+        upstream = "mux"
+    if offset is None:
+        args += ["--connect", upstream + ":out"]
+    else:
+        args += ["-c", "mirror:filter.vmtest.mirror",
+                 "-p", "offset-ns=%d" % offset,
+                 "--connect", upstream + ":mirror", "--connect", "mirror:out"]
+    paths = [MIRRORTEST_DIR] + list(extra_paths)
+    wrap = offset is not None
+    return vmtest.babeltrace2(args, plugin_paths=paths, wrap=wrap).stdout
+
+
+def first_difference(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return "line %d:\n  upstream: %s\n  mirror:   %s" % (i + 1, x, y)
+    return "lengths differ: upstream %d lines, mirror %d lines" % (len(a), len(b))
+
+
+def check_source(name, source_args, extra_paths=(), mux=True):
+    def run(offset):
+        return normalize(details(source_args, offset, extra_paths, mux))
+
+    upstream = run(None)
+    same = run(0)
+    if upstream != same:
+        vmtest.fail("%s: the mirror prints differently from upstream, %s" % (
+            name, first_difference(upstream, same)))
+
+    shifted = run(1000)
+    if without_times(shifted) != without_times(upstream):
+        vmtest.fail("%s: offset-ns=1000 changed more than times, %s" % (
+            name, first_difference(without_times(upstream), without_times(shifted))))
+    before, after = times_ns(upstream), times_ns(shifted)
+    if not before:
+        vmtest.fail("%s: no time found in the output" % name)
+    for i, (t0, t1) in enumerate(zip(before, after)):
+        if t1 != t0 + 1000:
+            vmtest.fail("%s: time #%d is %d with offset-ns=1000, expected %d"
+                        % (name, i, t1, t0 + 1000))
+    print("%s: %d lines and %d times mirrored" % (name, len(upstream), len(before)))
+
+
+def check_real_traces():
+    """Returns how many real traces were checked (0 without ../shared)."""
+    base = vmtest.shared_dir()
+    if base is None:
+        return 0
+    count = 0
+    # (trace, several data streams: needs the muxer)
+    for rel, mux in (("tc-many-threads", True),
+                     ("bt-lttng-tracefile-rotation/kernel", True),
+                     ("tc-synctraces/scp_src", False),
+                     ("tc-synctraces/scp_dest", False)):
+        path = os.path.join(base, "traces", rel)
+        if not os.path.isdir(path):
+            print("not present, skipped: " + path)
+            continue
+        check_source(rel, ["-c", "src:src.ctf.fs", "-p", 'inputs=["%s"]' % path],
+                     mux=mux)
+        count += 1
+    return count
+
+
+def use_python_plugin():
+    """Python in the babeltrace2 process: valgrind must know CPython's and
+    the bt2 bindings' own noise, and pymalloc hides errors from it."""
+    os.environ["PYTHONMALLOC"] = "malloc"
+    wrapper = os.environ.get("VM_BT_WRAPPER", "")
+    supp = os.path.join(KINDS_DIR, "python.supp")
+    if "valgrind" in wrapper and supp not in wrapper:
+        os.environ["VM_BT_WRAPPER"] = wrapper.replace(
+            "valgrind", "valgrind --suppressions=" + supp, 1)
+
+
+KINDS = ["-c", "src:src.vmtestkinds.kinds"]
+
+
+def check_kinds():
+    """Every field class kind and message type, from the Python source."""
+    use_python_plugin()
+    out = vmtest.babeltrace2(["list-plugins"], plugin_paths=[KINDS_DIR],
+                             wrap=False).stdout
+    if "source.vmtestkinds.kinds" not in out:
+        vmtest.fail("the Python source plugin does not load:\n" + out)
+    check_source("kinds", KINDS, extra_paths=[KINDS_DIR], mux=False)
+
+    # A selector reached through an option: sink.text.details 2.0 cannot
+    # print such a field path, sink.text.pretty prints the values.
+    args = ["run"] + KINDS + ["-p", "with-option-paths=true",
+                              "-c", "out:sink.text.pretty"]
+    paths = [MIRRORTEST_DIR, KINDS_DIR]
+    upstream = vmtest.babeltrace2(args + ["--connect", "src:out"],
+                                  plugin_paths=paths, wrap=False).stdout
+    mirrored = vmtest.babeltrace2(
+        args + ["-c", "mirror:filter.vmtest.mirror", "--connect", "src:mirror",
+                "--connect", "mirror:out"], plugin_paths=paths).stdout
+    if "boxed = { { sel = 1, which = { -123456789 } } }" not in upstream:
+        vmtest.fail("the option-path member is missing from the source:\n"
+                    + upstream[:3000])
+    if upstream != mirrored:
+        vmtest.fail("kinds with option paths: sink.text.pretty differs, %s" %
+                    first_difference(upstream.splitlines(), mirrored.splitlines()))
+    print("kinds with option paths: %d lines mirrored" % len(upstream.splitlines()))
+
+
+def mirror_run(extra_params, check=True):
+    args = ["run"] + KINDS + ["-c", "mirror:filter.vmtest.mirror"] + \
+        extra_params + ["-c", "out:sink.text.details",
+                        "--connect", "src:mirror", "--connect", "mirror:out"]
+    return vmtest.babeltrace2(args, plugin_paths=[MIRRORTEST_DIR, KINDS_DIR],
+                              check=check)
+
+
+def check_negative_times():
+    """Times before the Unix epoch are clamped to 0, with one warning."""
+    proc = mirror_run(["-p", "offset-ns=-1800000000000000000"])
+    times = times_ns(proc.stdout.splitlines())
+    if not times or any(t != 0 for t in times):
+        vmtest.fail("times before the epoch are not clamped to 0: %r" % times[:20])
+    warnings = proc.stderr.count("clamping such times to 0")
+    if warnings != 1:
+        vmtest.fail("expected one clamping warning, got %d:\n%s" % (
+            warnings, proc.stderr[-3000:]))
+    print("negative times: %d clamped, one warning" % len(times))
+
+
+def check_unknown_clock():
+    """A clock class without a formula stops the graph with a clear cause."""
+    proc = mirror_run(["-p", 'no-formula-for="kinds-clock"'], check=False)
+    if proc.returncode == 0:
+        vmtest.fail("a clock class without formula did not fail the graph")
+    if "Clock class `kinds-clock` belongs to no machine" not in proc.stderr:
+        vmtest.fail("no error cause names the clock class:\n" + proc.stderr[-5000:])
+    print("clock class without formula: error cause given")
+
+
+def main():
+    check_kinds()
+    check_negative_times()
+    check_unknown_clock()
+    # After the Python checks: they do not need ../shared.
+    if not check_real_traces():
+        print("../shared/traces is not present: real traces not checked")
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(0)

@@ -1,0 +1,359 @@
+/*
+ * filter.vmtest.mirror: one input port, one output port; every upstream
+ * message goes through mirror_convert() with t + offset-ns as the formula
+ * of every clock class. It also checks, on every message, that
+ * mirror_message_time() announces the time the converted message carries.
+ */
+
+#include <inttypes.h>
+#include <string.h>
+#include <glib.h>
+
+#include "correlate/mirror.h"
+#include "mirror-filter.h"
+
+struct mirror_filter {
+	bt_logging_level log_level;
+	struct vm_sync_formula formula;
+	/* Clock class name that gets no formula (tests the error path), or NULL. */
+	gchar *no_formula_for;
+};
+
+struct mirror_filter_iter {
+	struct mirror_filter *filter;
+	bt_message_iterator *upstream;
+	struct mirror *mirror;
+	/* Upstream messages not converted yet (a batch may exceed the capacity). */
+	GQueue *pending;
+};
+
+static bool read_offset(bt_self_component *self_comp, const bt_value *params,
+		int64_t *offset)
+{
+	const bt_value *value = bt_value_map_borrow_entry_value_const(params,
+		"offset-ns");
+
+	*offset = 0;
+	if (!value) {
+		return true;
+	}
+
+	if (bt_value_is_signed_integer(value)) {
+		*offset = bt_value_integer_signed_get(value);
+		return true;
+	}
+
+	if (bt_value_is_unsigned_integer(value) &&
+			bt_value_integer_unsigned_get(value) <= INT64_MAX) {
+		*offset = (int64_t) bt_value_integer_unsigned_get(value);
+		return true;
+	}
+
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+		"Parameter `offset-ns` must be a signed integer (nanoseconds), "
+		"e.g. offset-ns=1000.");
+	return false;
+}
+
+static bool read_no_formula_for(bt_self_component *self_comp,
+		const bt_value *params, gchar **name)
+{
+	const bt_value *value = bt_value_map_borrow_entry_value_const(params,
+		"no-formula-for");
+
+	*name = NULL;
+	if (!value) {
+		return true;
+	}
+
+	if (!bt_value_is_string(value)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"Parameter `no-formula-for` must be a string (a clock class "
+			"name).");
+		return false;
+	}
+
+	*name = g_strdup(bt_value_string_get(value));
+	return true;
+}
+
+bt_component_class_initialize_method_status mirror_filter_initialize(
+		bt_self_component_filter *self_comp_filter,
+		bt_self_component_filter_configuration *config,
+		const bt_value *params, void *init_data)
+{
+	bt_self_component *self_comp =
+		bt_self_component_filter_as_self_component(self_comp_filter);
+	struct mirror_filter *filter = g_new0(struct mirror_filter, 1);
+	int64_t offset;
+
+	(void) config;
+	(void) init_data;
+	if (!read_offset(self_comp, params, &offset) ||
+			!read_no_formula_for(self_comp, params, &filter->no_formula_for)) {
+		g_free(filter);
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+
+	filter->log_level = bt_component_get_logging_level(
+		bt_self_component_as_component(self_comp));
+	filter->formula.slope = 1.0L;
+	filter->formula.offset_ns = (long double) offset;
+	bt_self_component_set_data(self_comp, filter);
+	if (bt_self_component_filter_add_input_port(self_comp_filter, "in", NULL,
+			NULL) ||
+			bt_self_component_filter_add_output_port(self_comp_filter, "out",
+				NULL, NULL)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"Cannot add the ports (out of memory?).");
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+void mirror_filter_finalize(bt_self_component_filter *self_comp_filter)
+{
+	struct mirror_filter *filter = bt_self_component_get_data(
+		bt_self_component_filter_as_self_component(self_comp_filter));
+
+	if (filter) {
+		g_free(filter->no_formula_for);
+		g_free(filter);
+	}
+}
+
+/* The same formula for every clock class but the `no-formula-for` one. */
+static const struct vm_sync_formula *offset_formula(void *data,
+		const bt_clock_class *clock_class)
+{
+	struct mirror_filter *filter = data;
+	const char *name = bt_clock_class_get_name(clock_class);
+
+	if (filter->no_formula_for && name &&
+			strcmp(name, filter->no_formula_for) == 0) {
+		return NULL;
+	}
+
+	return &filter->formula;
+}
+
+static void drop_pending(struct mirror_filter_iter *iter)
+{
+	while (!g_queue_is_empty(iter->pending)) {
+		bt_message_put_ref(g_queue_pop_head(iter->pending));
+	}
+}
+
+static void iter_destroy(struct mirror_filter_iter *iter)
+{
+	if (iter->pending) {
+		drop_pending(iter);
+		g_queue_free(iter->pending);
+	}
+
+	bt_message_iterator_put_ref(iter->upstream);
+	mirror_destroy(iter->mirror);
+	g_free(iter);
+}
+
+bt_message_iterator_class_initialize_method_status mirror_filter_iterator_initialize(
+		bt_self_message_iterator *self_msg_iter,
+		bt_self_message_iterator_configuration *config,
+		bt_self_component_port_output *port)
+{
+	bt_self_component *self_comp =
+		bt_self_message_iterator_borrow_component(self_msg_iter);
+	/* A filter's message iterator belongs to that filter. */
+	bt_self_component_filter *self_comp_filter =
+		(bt_self_component_filter *) self_comp;
+	struct mirror_filter_iter *iter = g_new0(struct mirror_filter_iter, 1);
+
+	(void) config;
+	(void) port;
+	iter->filter = bt_self_component_get_data(self_comp);
+	iter->pending = g_queue_new();
+	if (bt_message_iterator_create_from_message_iterator(self_msg_iter,
+			bt_self_component_filter_borrow_input_port_by_name(
+				self_comp_filter, "in"),
+			&iter->upstream)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self_msg_iter,
+			"Cannot create the upstream message iterator.");
+		goto error;
+	}
+
+	iter->mirror = mirror_create(self_msg_iter, self_comp,
+		iter->filter->log_level, offset_formula, NULL, iter->filter);
+	if (!iter->mirror) {
+		goto error;
+	}
+
+	bt_self_message_iterator_set_data(self_msg_iter, iter);
+	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+
+error:
+	iter_destroy(iter);
+	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void mirror_filter_iterator_finalize(bt_self_message_iterator *self_msg_iter)
+{
+	iter_destroy(bt_self_message_iterator_get_data(self_msg_iter));
+}
+
+/* The default clock snapshot value of an output message, if it has one. */
+static bool output_time(const bt_message *msg, uint64_t *value)
+{
+	const bt_clock_snapshot *snapshot = NULL;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		if (bt_message_event_borrow_stream_class_default_clock_class_const(msg)) {
+			snapshot = bt_message_event_borrow_default_clock_snapshot_const(msg);
+		}
+		break;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		snapshot = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		if (bt_message_stream_beginning_borrow_stream_class_default_clock_class_const(msg) &&
+				bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg,
+					&snapshot) != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN) {
+			snapshot = NULL;
+		}
+		break;
+	case BT_MESSAGE_TYPE_STREAM_END:
+		if (bt_message_stream_end_borrow_stream_class_default_clock_class_const(msg) &&
+				bt_message_stream_end_borrow_default_clock_snapshot_const(msg,
+					&snapshot) != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN) {
+			snapshot = NULL;
+		}
+		break;
+	default:
+		/* Packets and discarded items: covered by the time comparisons of the tests. */
+		return false;
+	}
+
+	if (!snapshot) {
+		return false;
+	}
+
+	*value = bt_clock_snapshot_get_value(snapshot);
+	return true;
+}
+
+/* mirror_message_time() must announce what mirror_convert() produces. */
+static bool check_announced_time(struct mirror_filter_iter *iter,
+		bt_self_message_iterator *self_msg_iter, const bt_message *in,
+		const bt_message *out)
+{
+	int64_t announced;
+	uint64_t actual;
+	bool has_announced = mirror_message_time(iter->mirror, in, &announced);
+
+	if (!output_time(out, &actual)) {
+		return true;
+	}
+
+	if (!has_announced || (uint64_t) announced != actual) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self_msg_iter,
+			"mirror_message_time() announced %s%" PRId64 " for a message of "
+			"type %d whose converted time is %" PRIu64 ".",
+			has_announced ? "" : "no time, not ",
+			has_announced ? announced : 0, (int) bt_message_get_type(in),
+			actual);
+		return false;
+	}
+
+	return true;
+}
+
+static bt_message_iterator_class_next_method_status fill_pending(
+		struct mirror_filter_iter *iter, bt_self_message_iterator *self_msg_iter)
+{
+	bt_message_array_const msgs;
+	uint64_t count;
+	bt_message_iterator_next_status status =
+		bt_message_iterator_next(iter->upstream, &msgs, &count);
+
+	switch (status) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		for (uint64_t i = 0; i < count; i++) {
+			g_queue_push_tail(iter->pending, (gpointer) msgs[i]);
+		}
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self_msg_iter,
+			"Cannot get the next upstream messages.");
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+}
+
+bt_message_iterator_class_next_method_status mirror_filter_iterator_next(
+		bt_self_message_iterator *self_msg_iter, bt_message_array_const msgs,
+		uint64_t capacity, uint64_t *count)
+{
+	struct mirror_filter_iter *iter =
+		bt_self_message_iterator_get_data(self_msg_iter);
+	bt_message_iterator_class_next_method_status status;
+	uint64_t produced = 0;
+
+	if (g_queue_is_empty(iter->pending)) {
+		status = fill_pending(iter, self_msg_iter);
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return status;
+		}
+	}
+
+	while (produced < capacity && !g_queue_is_empty(iter->pending)) {
+		const bt_message *in = g_queue_pop_head(iter->pending);
+		bt_message *out = mirror_convert(iter->mirror, in);
+		bool ok = out && check_announced_time(iter, self_msg_iter, in, out);
+
+		bt_message_put_ref(in);
+		if (!ok) {
+			bt_message_put_ref(out);
+			goto error;
+		}
+
+		msgs[produced++] = out;
+	}
+
+	*count = produced;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+
+error:
+	for (uint64_t i = 0; i < produced; i++) {
+		bt_message_put_ref(msgs[i]);
+	}
+
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+}
+
+bt_message_iterator_class_can_seek_beginning_method_status
+mirror_filter_iterator_can_seek_beginning(bt_self_message_iterator *self_msg_iter,
+		bt_bool *can_seek)
+{
+	struct mirror_filter_iter *iter =
+		bt_self_message_iterator_get_data(self_msg_iter);
+
+	return (bt_message_iterator_class_can_seek_beginning_method_status)
+		bt_message_iterator_can_seek_beginning(iter->upstream, can_seek);
+}
+
+bt_message_iterator_class_seek_beginning_method_status
+mirror_filter_iterator_seek_beginning(bt_self_message_iterator *self_msg_iter)
+{
+	struct mirror_filter_iter *iter =
+		bt_self_message_iterator_get_data(self_msg_iter);
+
+	drop_pending(iter);
+	return (bt_message_iterator_class_seek_beginning_method_status)
+		bt_message_iterator_seek_beginning(iter->upstream);
+}

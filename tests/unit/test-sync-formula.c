@@ -1,0 +1,136 @@
+/* Linear clock maps: application, rounding, saturation, composition. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "sync/sync.h"
+
+#define EPOCH_NS INT64_C(1700000000123456789)
+
+START_TEST(identity_keeps_every_time)
+{
+	struct vm_sync_formula id = vm_sync_formula_identity();
+	const int64_t times[] = { 0, 1, -1, EPOCH_NS, INT64_MAX, INT64_MIN, -EPOCH_NS };
+
+	ck_assert(id.slope == 1.0L && id.offset_ns == 0.0L);
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		ck_assert_int_eq(vm_sync_formula_apply(&id, times[i]), times[i]);
+}
+END_TEST
+
+START_TEST(rounds_to_nearest)
+{
+	struct vm_sync_formula half = { 0.5L, 0.0L };
+	struct vm_sync_formula shift = { 1.0L, 0.25L };
+
+	/* Halves go upward. */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, 3), 2);	/* 1.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, -3), -1);	/* -1.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, 5), 3);	/* 2.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, -5), -2);	/* -2.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, 7), 4);	/* 3.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&half, -7), -3);	/* -3.5 */
+	ck_assert_int_eq(vm_sync_formula_apply(&shift, 10), 10);
+	ck_assert_int_eq(vm_sync_formula_apply(&shift, -10), -10);
+}
+END_TEST
+
+START_TEST(exact_on_epoch_nanoseconds)
+{
+	/* A 1.7e18 value is not a double; every nanosecond must survive. */
+	struct vm_sync_formula shift = { 1.0L, 1.0L };
+	struct vm_sync_formula drift = { 1.0L + 1e-6L, -1700000000000.0L };
+
+	for (int64_t t = EPOCH_NS; t < EPOCH_NS + 64; t++) {
+		ck_assert_int_eq(vm_sync_formula_apply(&shift, t), t + 1);
+		/* t * 1e-6 - 1.7e12 = 123.456789 + (t - EPOCH_NS) * 1e-6 */
+		ck_assert_int_eq(vm_sync_formula_apply(&drift, t), t + 123);
+	}
+}
+END_TEST
+
+START_TEST(saturates_instead_of_overflowing)
+{
+	struct vm_sync_formula doubling = { 2.0L, 0.0L };
+	struct vm_sync_formula push_up = { 1.0L, 1000.0L };
+	struct vm_sync_formula push_down = { 1.0L, -1000.0L };
+	struct vm_sync_formula far_up = { 1.0L, 1e30L };
+	struct vm_sync_formula mirror = { -1.0L, 0.0L };
+
+	ck_assert_int_eq(vm_sync_formula_apply(&doubling, INT64_MAX / 2 + 1), INT64_MAX);
+	ck_assert_int_eq(vm_sync_formula_apply(&doubling, INT64_MIN / 2 - 1), INT64_MIN);
+	ck_assert_int_eq(vm_sync_formula_apply(&push_up, INT64_MAX - 10), INT64_MAX);
+	ck_assert_int_eq(vm_sync_formula_apply(&push_down, INT64_MIN + 10), INT64_MIN);
+	ck_assert_int_eq(vm_sync_formula_apply(&push_up, INT64_MAX - 1000), INT64_MAX);
+	ck_assert_int_eq(vm_sync_formula_apply(&push_down, INT64_MIN + 1000), INT64_MIN);
+	ck_assert_int_eq(vm_sync_formula_apply(&push_up, INT64_MAX - 1001), INT64_MAX - 1);
+	ck_assert_int_eq(vm_sync_formula_apply(&far_up, INT64_MIN), INT64_MAX);
+	ck_assert_int_eq(vm_sync_formula_apply(&far_up, 0), INT64_MAX);
+	ck_assert_int_eq(vm_sync_formula_apply(&mirror, INT64_MIN), INT64_MAX);
+	ck_assert_int_eq(vm_sync_formula_apply(&mirror, INT64_MAX), -INT64_MAX);
+}
+END_TEST
+
+START_TEST(compose_applies_second_then_first)
+{
+	struct vm_sync_formula f = { 2.0L, 3.0L };
+	struct vm_sync_formula g = { 5.0L, 7.0L };
+	struct vm_sync_formula fg = vm_sync_formula_compose(&f, &g);
+
+	/* f(g(t)) = 2 (5 t + 7) + 3 = 10 t + 17 */
+	ck_assert(fg.slope == 10.0L && fg.offset_ns == 17.0L);
+	for (int64_t t = -5; t <= 5; t++)
+		ck_assert_int_eq(vm_sync_formula_apply(&fg, t),
+			vm_sync_formula_apply(&f, vm_sync_formula_apply(&g, t)));
+}
+END_TEST
+
+START_TEST(invert_round_trips)
+{
+	const struct vm_sync_formula formulas[] = {
+		{ 1.0L + 3e-6L, -123456789012.0L },
+		{ 0.9999413783703139011L, 79796507913179.33347L },
+		{ 1.0L, 1700000000000000000.0L },
+		{ 4.0L, -2.0L },
+	};
+
+	for (size_t i = 0; i < sizeof(formulas) / sizeof(formulas[0]); i++) {
+		struct vm_sync_formula inverse = vm_sync_formula_invert(&formulas[i]);
+		struct vm_sync_formula both = vm_sync_formula_compose(&inverse, &formulas[i]);
+
+		ck_assert(fabsl(both.slope - 1.0L) < 1e-18L);
+		for (int64_t t = EPOCH_NS - 1000000; t < EPOCH_NS + 1000000; t += 9973) {
+			int64_t there = vm_sync_formula_apply(&formulas[i], t - (int64_t) i * EPOCH_NS / 4);
+			int64_t back = vm_sync_formula_apply(&inverse, there);
+
+			/* Rounding `there` loses up to half a ns, scaled by 1/slope. */
+			ck_assert_msg(llabs(back - (t - (int64_t) i * EPOCH_NS / 4)) <= 1,
+				"formula %zu: %lld -> %lld -> %lld", i,
+				(long long) t, (long long) there, (long long) back);
+			ck_assert_msg(llabs(vm_sync_formula_apply(&both, t) - t) <= 1,
+				"formula %zu composed with its inverse moves %lld", i, (long long) t);
+		}
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sync-formula");
+	TCase *tc = tcase_create("formula");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, identity_keeps_every_time);
+	tcase_add_test(tc, rounds_to_nearest);
+	tcase_add_test(tc, exact_on_epoch_nanoseconds);
+	tcase_add_test(tc, saturates_instead_of_overflowing);
+	tcase_add_test(tc, compose_applies_second_then_first);
+	tcase_add_test(tc, invert_round_trips);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

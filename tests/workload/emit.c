@@ -1,0 +1,60 @@
+#include "emit.h"
+
+#include <stdarg.h>
+
+uint64_t wl_sim_stamp(wl_sim *sim)
+{
+	uint64_t t = sim->now;
+
+	sim->now += EVENT_GAP_NS;
+	sim->last_event_ns = t;
+	sim->events++;
+	return t;
+}
+
+void wl_host_emit(wl_sim *sim, int cpu, const char *name, const char *fields_format, ...)
+{
+	va_list args;
+	uint64_t t = wl_sim_stamp(sim);
+
+	va_start(args, fields_format);
+	wl_stub_vevent(&sim->host_stub, t, cpu, name, fields_format, args);
+	va_end(args);
+}
+
+void wl_guest_emit(wl_sim *sim, wl_vcpu *vcpu, const char *name, const char *fields_format, ...)
+{
+	va_list args;
+	wl_guest *guest = vcpu->guest;
+
+	/* The guest cannot trace anything while it does not run. */
+	g_assert(vcpu->mode == MODE_GUEST);
+	uint64_t t = wl_sim_stamp(sim);
+
+	va_start(args, fields_format);
+	wl_stub_vevent(&guest->stub, wl_clock_read(&guest->clock, t), vcpu->id, name,
+		       fields_format, args);
+	va_end(args);
+}
+
+#define SWITCH_FORMAT "prev_comm=\"%s\" prev_tid=%d prev_prio=%d prev_state=%" G_GINT64_FORMAT \
+		      " next_comm=\"%s\" next_tid=%d next_prio=%d"
+
+void wl_emit_host_switch(wl_sim *sim, int cpu, const wl_host_thread *prev, int64_t prev_state,
+			 const wl_host_thread *next)
+{
+	wl_host_emit(sim, cpu, "sched_switch", SWITCH_FORMAT, prev->comm, prev->tid, KERNEL_PRIO,
+		     prev_state, next->comm, next->tid, KERNEL_PRIO);
+}
+
+void wl_emit_guest_switch(wl_sim *sim, wl_vcpu *vcpu, const wl_guest_thread *prev,
+			  int64_t prev_state, const wl_guest_thread *next)
+{
+	char idle[COMM_SIZE];
+
+	/* NULL is the vCPU's idle task. */
+	g_snprintf(idle, sizeof(idle), "swapper/%d", vcpu->id);
+	wl_guest_emit(sim, vcpu, "sched_switch", SWITCH_FORMAT,
+		      prev ? prev->comm : idle, prev ? prev->tid : 0, KERNEL_PRIO, prev_state,
+		      next ? next->comm : idle, next ? next->tid : 0, KERNEL_PRIO);
+}

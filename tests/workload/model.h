@@ -1,0 +1,164 @@
+/* The simulated machines: a KVM host (CPUs, threads, one QEMU process per
+ * guest) and its guests (vCPUs, threads), all in true time = host clock. */
+#ifndef VM_WORKLOAD_MODEL_H
+#define VM_WORKLOAD_MODEL_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exit-reasons.h"
+#include "guest-clock.h"
+#include "options.h"
+#include "rng.h"
+#include "stub-file.h"
+#include "truth-track.h"
+
+#define NEVER UINT64_MAX
+/* Every event gets its own true time, this far after the previous one:
+ * two events never share a timestamp, even on a drifting guest clock. */
+#define EVENT_GAP_NS 2
+
+/* sched_switch prev_state values (TASK_REPORT bits). */
+enum {
+	PREV_RUNNABLE = 0,
+	PREV_SLEEPING = 1,
+	PREV_ZOMBIE = 32,
+};
+
+enum { COMM_SIZE = 24, NAME_SIZE = 16, KERNEL_PRIO = 20 };
+
+typedef enum { RUN_RUNNING, RUN_RUNNABLE, RUN_BLOCKED } wl_run_state;
+
+typedef enum { HOST_IDLE, HOST_ORDINARY, HOST_VCPU } wl_host_kind;
+
+/* vCPU modes (SPEC.md filter.vm.state); TRUTH_UNKNOWN only in the truth. */
+typedef enum { MODE_GUEST, MODE_HYPERVISOR, MODE_PREEMPTED, MODE_BLOCKED, MODE_UNKNOWN } wl_mode;
+
+/* Guest thread states of the truth (SPEC.md sink.vm.threads). */
+typedef enum {
+	TS_RUNNING, TS_HYPERVISOR, TS_PREEMPTED, TS_VCPU_BLOCKED, TS_RUNNABLE, TS_BLOCKED,
+} wl_thread_state;
+
+typedef enum { GT_ON_CPU, GT_RUNNABLE, GT_BLOCKED, GT_WAKE_PENDING, GT_DEAD } wl_guest_state;
+
+struct wl_vcpu;
+
+typedef struct wl_host_thread {
+	int tid, pid, ppid;
+	char comm[COMM_SIZE];
+	wl_host_kind kind;
+	wl_run_state state;
+	int cpu; /* running on, queued on, or last ran on */
+	uint64_t wake_ns; /* timer wake-up when blocked, NEVER if none */
+	struct wl_vcpu *vcpu; /* HOST_VCPU only */
+} wl_host_thread;
+
+typedef struct wl_host_cpu {
+	int id;
+	wl_host_thread *current;
+	wl_host_thread *idle;
+	GQueue runq; /* of wl_host_thread */
+	uint64_t slice_end_ns; /* current may be preempted after this */
+	uint64_t resched_ns; /* a wake-up asked to reschedule at this time */
+	uint64_t burst_end_ns; /* ordinary thread: end of its CPU burst */
+} wl_host_cpu;
+
+typedef struct wl_exit_stat {
+	uint64_t count, total_ns, min_ns, max_ns;
+} wl_exit_stat;
+
+typedef struct wl_guest_thread {
+	int tid, pid, ppid;
+	char comm[COMM_SIZE];
+	wl_guest_state state;
+	int vcpu; /* on, queued on, or last ran on */
+	uint64_t wake_ns;
+	bool forked;
+	bool appeared; /* truth starts at the first sched_switch or wake-up */
+	wl_truth_track track;
+} wl_guest_thread;
+
+struct wl_guest;
+
+typedef struct wl_vcpu {
+	struct wl_guest *guest;
+	int id;
+	wl_host_thread *thread;
+	wl_mode mode;
+	bool known; /* a host event of its thread was seen: truth has a mode */
+	int reason; /* exit reason while no kvm_entry followed, else -1 */
+	bool halted; /* blocked on the host after a HLT exit */
+
+	/* guest mode: when the next exit is due, forced reason (0: any) */
+	uint64_t exit_ns;
+	uint32_t forced_reason;
+	/* hypervisor mode: when the exit is handled */
+	uint64_t hyp_end_ns;
+	bool block_after_exit;
+	uint64_t exit_begin_ns;
+	bool exit_open; /* a kvm_exit was written and no kvm_entry yet */
+
+	/* vmsync exchange in progress: see network.c */
+	bool vmsync_exit_pending;
+	uint32_t vmsync_cnt;
+	uint64_t vmsync_gh_guest_ns;
+	bool gh_host_pending;
+	uint64_t gh_host_due_ns;
+	bool hg_host_pending;
+	bool hg_guest_pending;
+	uint64_t hg_guest_due_ns;
+
+	/* guest side */
+	wl_guest_thread *current; /* NULL: idle (swapper) */
+	GQueue runq; /* of wl_guest_thread */
+	GQueue pending_wakes; /* interrupts waiting for guest mode */
+	uint64_t burst_end_ns; /* valid in guest mode */
+	uint64_t burst_left_ns; /* kept while out of guest mode */
+
+	wl_exit_stat exits[EXIT_REASON_LIMIT];
+	wl_truth_track track;
+} wl_vcpu;
+
+typedef struct wl_guest {
+	int index; /* 1-based */
+	char name[NAME_SIZE];
+	char clock_uuid[40];
+	wl_stub stub;
+	wl_clock clock;
+	uint64_t vm_uid;
+	wl_host_thread *qemu_main;
+	GPtrArray *vcpus; /* of wl_vcpu */
+	GPtrArray *threads; /* of wl_guest_thread, tid order */
+	GQueue work; /* of wl_work: needs a vCPU in guest mode */
+	bool statedump_done;
+	bool vmsync_queued;
+	uint64_t next_vmsync_ns;
+	uint32_t vmsync_cnt;
+	int next_tid;
+	int max_threads;
+} wl_guest;
+
+typedef struct wl_sim {
+	wl_options opt;
+	wl_rng rng;
+	uint64_t start_ns;
+	uint64_t now; /* time of the next event to write */
+	uint64_t last_event_ns;
+	uint64_t events;
+	wl_stub host_stub;
+	char host_clock_uuid[40];
+	GPtrArray *cpus; /* of wl_host_cpu */
+	GPtrArray *host_threads; /* of wl_host_thread */
+	GPtrArray *guests; /* of wl_guest */
+	GPtrArray *flows; /* of wl_flow (network.h) */
+	GHashTable *tcp_keys; /* (seq << 32 | ack_seq) already used */
+	int next_host_tid;
+	const char *kvm_entry_name;
+	const char *kvm_exit_name;
+} wl_sim;
+
+/* Returns the time of a new event and moves the clock past it. */
+uint64_t wl_sim_stamp(wl_sim *sim);
+
+#endif

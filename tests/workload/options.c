@@ -1,0 +1,166 @@
+#include "options.h"
+
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+enum {
+	DEFAULT_HOST_CPUS = 4,
+	DEFAULT_GUESTS = 2,
+	DEFAULT_VCPUS = 2,
+	DEFAULT_THREADS = 6,
+	DEFAULT_DURATION_MS = 100,
+	DEFAULT_OFFSET_NS = 3000000,
+	DEFAULT_DRIFT_PPM = 40,
+	DEFAULT_LATENCY_NS = 400,
+	DEFAULT_VMSYNC_MS = 1,
+	DEFAULT_TCP_MS = 2,
+	MAX_HOST_CPUS = 256,
+	MAX_GUESTS = 64,
+	MAX_VCPUS = 64,
+	MAX_THREADS = 10000,
+	/* Beyond this a guest clock would no longer be a clock. */
+	MAX_DRIFT_PPM = 10000,
+};
+
+#define NS_PER_MS INT64_C(1000000)
+/* Keeps every product of the simulation far from 64-bit overflow. */
+#define MAX_DURATION_MS INT64_C(86400000)
+#define MAX_OFFSET_NS (INT64_C(3600) * 1000000000)
+
+typedef struct raw_options {
+	char *out;
+	gint64 seed, host_cpus, guests, vcpus, threads, duration_ms, events;
+	gint64 offset_ns, drift_ppm, latency_ns, vmsync_ms, tcp_ms;
+	char *kvm_names;
+} raw_options;
+
+static bool in_range(const char *name, gint64 value, gint64 lo, gint64 hi)
+{
+	if (value >= lo && value <= hi)
+		return true;
+	fprintf(stderr, "vm-workload: --%s must be between %" G_GINT64_FORMAT
+		" and %" G_GINT64_FORMAT ", not %" G_GINT64_FORMAT "\n",
+		name, lo, hi, value);
+	return false;
+}
+
+static bool parse_raw(raw_options *raw, int argc, char **argv)
+{
+	GOptionEntry entries[] = {
+		{ "out", 0, 0, G_OPTION_ARG_FILENAME, &raw->out, "Output directory (required)", "DIR" },
+		{ "seed", 0, 0, G_OPTION_ARG_INT64, &raw->seed, "PRNG seed (default 1)", "N" },
+		{ "host-cpus", 0, 0, G_OPTION_ARG_INT64, &raw->host_cpus, "Host CPUs (default 4)", "P" },
+		{ "guests", 0, 0, G_OPTION_ARG_INT64, &raw->guests, "Guests (default 2)", "G" },
+		{ "vcpus", 0, 0, G_OPTION_ARG_INT64, &raw->vcpus, "vCPUs per guest (default 2)", "V" },
+		{ "threads", 0, 0, G_OPTION_ARG_INT64, &raw->threads, "Threads per guest (default 6)", "T" },
+		{ "duration-ms", 0, 0, G_OPTION_ARG_INT64, &raw->duration_ms, "Simulated time (default 100 without --events)", "D" },
+		{ "events", 0, 0, G_OPTION_ARG_INT64, &raw->events, "Stop after about N events", "N" },
+		{ "guest-offset-ns", 0, 0, G_OPTION_ARG_INT64, &raw->offset_ns, "Guest clock offset scale (default 3000000)", "O" },
+		{ "drift-ppm", 0, 0, G_OPTION_ARG_INT64, &raw->drift_ppm, "Guest clock drift scale (default 40)", "D" },
+		{ "latency-ns", 0, 0, G_OPTION_ARG_INT64, &raw->latency_ns, "Minimum one-way message latency (default 400)", "L" },
+		{ "vmsync-period-ms", 0, 0, G_OPTION_ARG_INT64, &raw->vmsync_ms, "vmsync exchange period, 0 = none (default 1)", "X" },
+		{ "tcp-period-ms", 0, 0, G_OPTION_ARG_INT64, &raw->tcp_ms, "TCP message period per flow, 0 = none (default 2)", "Y" },
+		{ "kvm-names", 0, 0, G_OPTION_ARG_STRING, &raw->kvm_names, "kvm event names: old or x86 (default x86)", "old|x86" },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+	GOptionContext *context = g_option_context_new("- simulated KVM host and guests, as stub traces with ground truth");
+	GError *error = NULL;
+
+	g_option_context_add_main_entries(context, entries, NULL);
+	bool ok = g_option_context_parse(context, &argc, &argv, &error);
+
+	if (!ok) {
+		fprintf(stderr, "vm-workload: %s\n", error->message);
+		g_error_free(error);
+	} else if (argc > 1) {
+		fprintf(stderr, "vm-workload: unexpected argument '%s'\n", argv[1]);
+		ok = false;
+	}
+	g_option_context_free(context);
+	return ok;
+}
+
+static bool check_raw(const raw_options *raw)
+{
+	if (!raw->out || !*raw->out) {
+		fprintf(stderr, "vm-workload: --out DIR is required\n");
+		return false;
+	}
+	if (raw->kvm_names && strcmp(raw->kvm_names, "old") != 0 &&
+	    strcmp(raw->kvm_names, "x86") != 0) {
+		fprintf(stderr, "vm-workload: --kvm-names must be 'old' or 'x86', not '%s'\n",
+			raw->kvm_names);
+		return false;
+	}
+	return in_range("seed", raw->seed, 0, G_MAXINT64) &&
+	       in_range("host-cpus", raw->host_cpus, 1, MAX_HOST_CPUS) &&
+	       in_range("guests", raw->guests, 1, MAX_GUESTS) &&
+	       in_range("vcpus", raw->vcpus, 1, MAX_VCPUS) &&
+	       in_range("threads", raw->threads, 1, MAX_THREADS) &&
+	       in_range("duration-ms", raw->duration_ms, 0, MAX_DURATION_MS) &&
+	       in_range("events", raw->events, 0, G_MAXINT64) &&
+	       in_range("guest-offset-ns", raw->offset_ns, -MAX_OFFSET_NS, MAX_OFFSET_NS) &&
+	       in_range("drift-ppm", raw->drift_ppm, -MAX_DRIFT_PPM, MAX_DRIFT_PPM) &&
+	       in_range("latency-ns", raw->latency_ns, 0, 1000 * NS_PER_MS) &&
+	       in_range("vmsync-period-ms", raw->vmsync_ms, 0, MAX_DURATION_MS) &&
+	       in_range("tcp-period-ms", raw->tcp_ms, 0, MAX_DURATION_MS);
+}
+
+static void fill(wl_options *opt, raw_options *raw, bool duration_given)
+{
+	opt->out_dir = raw->out;
+	raw->out = NULL;
+	opt->seed = (uint64_t)raw->seed;
+	opt->host_cpus = (int)raw->host_cpus;
+	opt->guests = (int)raw->guests;
+	opt->vcpus = (int)raw->vcpus;
+	opt->threads = (int)raw->threads;
+	opt->events = (uint64_t)raw->events;
+	/* --events alone runs until that many events are written. */
+	if (!duration_given && raw->events > 0)
+		opt->duration_ns = 0;
+	else
+		opt->duration_ns = (uint64_t)(raw->duration_ms * NS_PER_MS);
+	opt->guest_offset_ns = raw->offset_ns;
+	opt->drift_ppm = raw->drift_ppm;
+	opt->latency_ns = (uint64_t)raw->latency_ns;
+	opt->vmsync_period_ns = (uint64_t)(raw->vmsync_ms * NS_PER_MS);
+	opt->tcp_period_ns = (uint64_t)(raw->tcp_ms * NS_PER_MS);
+	opt->kvm_x86_names = !raw->kvm_names || strcmp(raw->kvm_names, "x86") == 0;
+}
+
+bool wl_options_parse(wl_options *opt, int argc, char **argv)
+{
+	const gint64 unset = G_MININT64;
+	raw_options raw = {
+		.seed = 1, .host_cpus = DEFAULT_HOST_CPUS, .guests = DEFAULT_GUESTS,
+		.vcpus = DEFAULT_VCPUS, .threads = DEFAULT_THREADS,
+		.duration_ms = unset, .events = 0,
+		.offset_ns = DEFAULT_OFFSET_NS, .drift_ppm = DEFAULT_DRIFT_PPM,
+		.latency_ns = DEFAULT_LATENCY_NS, .vmsync_ms = DEFAULT_VMSYNC_MS,
+		.tcp_ms = DEFAULT_TCP_MS,
+	};
+	bool ok = parse_raw(&raw, argc, argv);
+	bool duration_given = raw.duration_ms != unset;
+
+	if (!duration_given)
+		raw.duration_ms = DEFAULT_DURATION_MS;
+	ok = ok && check_raw(&raw);
+	if (ok && raw.duration_ms == 0 && raw.events == 0) {
+		fprintf(stderr, "vm-workload: --duration-ms 0 needs --events N\n");
+		ok = false;
+	}
+	memset(opt, 0, sizeof(*opt));
+	if (ok)
+		fill(opt, &raw, duration_given);
+	g_free(raw.out);
+	g_free(raw.kvm_names);
+	return ok;
+}
+
+void wl_options_clear(wl_options *opt)
+{
+	g_free(opt->out_dir);
+	opt->out_dir = NULL;
+}

@@ -1,0 +1,32 @@
+/* Command line of vm-workload (documented in doc/workload-generator.md). */
+#ifndef VM_WORKLOAD_OPTIONS_H
+#define VM_WORKLOAD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct wl_options {
+	char *out_dir;
+	uint64_t seed;
+	int host_cpus;
+	int guests;
+	int vcpus;
+	int threads;
+	/* 0 = no limit; at least one of duration and events is a limit. */
+	uint64_t duration_ns;
+	uint64_t events;
+	int64_t guest_offset_ns;
+	int64_t drift_ppm;
+	uint64_t latency_ns;
+	/* 0 = no such exchanges. */
+	uint64_t vmsync_period_ns;
+	uint64_t tcp_period_ns;
+	/* kvm_x86_entry/kvm_x86_exit (true) or kvm_entry/kvm_exit. */
+	bool kvm_x86_names;
+} wl_options;
+
+/* Parses argv; on bad options prints why on stderr and returns false. */
+bool wl_options_parse(wl_options *opt, int argc, char **argv);
+void wl_options_clear(wl_options *opt);
+
+#endif

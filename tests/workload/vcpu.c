@@ -1,0 +1,149 @@
+#include "vcpu.h"
+
+#include "emit.h"
+#include "guest-sched.h"
+#include "host-sched.h"
+#include "truth.h"
+
+uint64_t wl_vcpu_next_ns(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
+{
+	uint64_t resched = wl_host_cpu_resched_ns(cpu);
+
+	if (vcpu->mode == MODE_GUEST)
+		return MIN(MIN(vcpu->exit_ns, resched), wl_guest_next_ns(sim, vcpu));
+	/* vmsync_gh_host belongs to the exit: written before any switch. */
+	if (vcpu->gh_host_pending)
+		return vcpu->gh_host_due_ns;
+	return MIN(vcpu->hyp_end_ns, resched);
+}
+
+static uint32_t exit_reason_now(wl_sim *sim, wl_vcpu *vcpu, bool resched_due)
+{
+	uint32_t forced = vcpu->forced_reason;
+
+	vcpu->forced_reason = 0;
+	if (forced)
+		return forced;
+	/* The host timer or an IPI pulls the vCPU out to reschedule. */
+	if (resched_due)
+		return EXIT_EXTERNAL_INTERRUPT;
+	return wl_exit_reason_pick(wl_rng_next(&sim->rng))->reason;
+}
+
+static void start_vmsync_reply(wl_sim *sim, wl_vcpu *vcpu)
+{
+	/* The host sees the guest's message at least one latency later. */
+	vcpu->vmsync_exit_pending = false;
+	vcpu->gh_host_pending = true;
+	vcpu->gh_host_due_ns = MAX(sim->now, vcpu->vmsync_gh_guest_ns + sim->opt.latency_ns);
+	vcpu->hg_host_pending = true;
+	vcpu->hyp_end_ns = vcpu->gh_host_due_ns + wl_rng_range(&sim->rng, 800, 3000);
+}
+
+static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t reason)
+{
+	const wl_exit_reason *info = wl_exit_reason_find(reason);
+
+	g_assert(info);
+	wl_host_emit(sim, cpu->id, sim->kvm_exit_name,
+		     "exit_reason=%u guest_rip=0x%" G_GINT64_MODIFIER "x isa=1 info1=0x%x info2=0x%x",
+		     reason, (guint64)0xffffffff81000000u + (wl_rng_next(&sim->rng) & 0xfffff0),
+		     (unsigned)(wl_rng_next(&sim->rng) & 0xfff), 0u);
+	wl_guest_exited(sim, vcpu);
+	vcpu->mode = MODE_HYPERVISOR;
+	vcpu->known = true;
+	vcpu->reason = (int)reason;
+	vcpu->exit_open = true;
+	vcpu->exit_begin_ns = sim->last_event_ns;
+	vcpu->hyp_end_ns = sim->now + wl_rng_range(&sim->rng, info->min_ns, info->max_ns);
+	vcpu->block_after_exit = wl_rng_chance(&sim->rng, info->block_permille);
+	if (reason == EXIT_VMCALL && vcpu->vmsync_exit_pending)
+		start_vmsync_reply(sim, vcpu);
+	wl_truth_vcpu_changed(sim, vcpu);
+}
+
+static void vcpu_enter(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
+{
+	wl_guest *guest = vcpu->guest;
+
+	if (vcpu->hg_host_pending) {
+		wl_host_emit(sim, cpu->id, "vmsync_hg_host", "cnt=%u vm_uid=%" G_GUINT64_FORMAT,
+			     vcpu->vmsync_cnt + 1, guest->vm_uid);
+		vcpu->hg_host_pending = false;
+		vcpu->hg_guest_pending = true;
+		vcpu->hg_guest_due_ns = sim->last_event_ns + sim->opt.latency_ns +
+					wl_rng_range(&sim->rng, 0, sim->opt.latency_ns / 2);
+	}
+	wl_host_emit(sim, cpu->id, sim->kvm_entry_name, "vcpu_id=%d", vcpu->id);
+	if (vcpu->exit_open)
+		wl_truth_exit_done(vcpu, vcpu->reason, sim->last_event_ns - vcpu->exit_begin_ns);
+	vcpu->exit_open = false;
+	vcpu->mode = MODE_GUEST;
+	vcpu->known = true;
+	vcpu->reason = -1;
+	vcpu->halted = false;
+	vcpu->exit_ns = sim->now + wl_rng_range(&sim->rng, 4000, 250000);
+	if (vcpu->hg_guest_pending)
+		vcpu->exit_ns = MAX(vcpu->exit_ns, vcpu->hg_guest_due_ns + 1000);
+	wl_guest_entered(sim, vcpu);
+	wl_truth_vcpu_changed(sim, vcpu);
+}
+
+/* The exit is handled: back to the guest, or to sleep on the host. */
+static void hypervisor_done(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
+{
+	if (vcpu->reason == EXIT_HLT && !wl_guest_needs_vcpu(vcpu)) {
+		vcpu->halted = true;
+		wl_host_switch(sim, cpu, PREV_SLEEPING);
+	} else if (vcpu->block_after_exit) {
+		vcpu->block_after_exit = false;
+		vcpu->thread->wake_ns = sim->now + wl_rng_range(&sim->rng, 10000, 200000);
+		wl_host_switch(sim, cpu, PREV_SLEEPING);
+	} else {
+		vcpu_enter(sim, vcpu, cpu);
+	}
+}
+
+void wl_vcpu_step(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
+{
+	bool resched_due = wl_host_cpu_resched_ns(cpu) <= sim->now;
+
+	if (vcpu->mode == MODE_GUEST) {
+		if (resched_due || vcpu->exit_ns <= sim->now)
+			vcpu_exit(sim, vcpu, cpu, exit_reason_now(sim, vcpu, resched_due));
+		else
+			wl_guest_step(sim, vcpu);
+	} else if (vcpu->gh_host_pending) {
+		wl_host_emit(sim, cpu->id, "vmsync_gh_host", "cnt=%u vm_uid=%" G_GUINT64_FORMAT,
+			     vcpu->vmsync_cnt, vcpu->guest->vm_uid);
+		vcpu->gh_host_pending = false;
+	} else if (resched_due) {
+		/* preempted in hypervisor mode, keeping the exit reason */
+		wl_host_switch(sim, cpu, PREV_RUNNABLE);
+	} else {
+		hypervisor_done(sim, vcpu, cpu);
+	}
+}
+
+void wl_vcpu_switched_in(wl_sim *sim, wl_vcpu *vcpu)
+{
+	vcpu->mode = MODE_HYPERVISOR;
+	vcpu->known = true;
+	vcpu->hyp_end_ns = sim->now + wl_rng_range(&sim->rng, 1000, 4000);
+	wl_truth_vcpu_changed(sim, vcpu);
+}
+
+void wl_vcpu_switched_out(wl_sim *sim, wl_vcpu *vcpu, int64_t prev_state)
+{
+	vcpu->mode = prev_state == PREV_RUNNABLE ? MODE_PREEMPTED : MODE_BLOCKED;
+	vcpu->known = true;
+	wl_truth_vcpu_changed(sim, vcpu);
+}
+
+void wl_vcpu_kick(wl_sim *sim, wl_vcpu *vcpu)
+{
+	if (!vcpu->halted || vcpu->thread->state != RUN_BLOCKED)
+		return;
+	vcpu->halted = false;
+	wl_host_wake(sim, vcpu->thread);
+}
