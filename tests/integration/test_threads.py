@@ -250,12 +250,30 @@ def check_with_correlate(host, guest, guest_name):
         vmtest.fail("behind correlate, states %s" % sorted(states))
 
 
+def check_svm_exit_names(guest):
+    """isa=2 in the host's kvm_exit events: names from SVM_EXIT_REASONS."""
+    with open(os.path.join(vmtest.STUB_DIR, "one-qemu-kvm", "host.stub")) as f:
+        text = f.read()
+    if text.count("isa=1") != 5:
+        vmtest.fail("the one-qemu-kvm host stub no longer has its five VMX exits")
+    svm_stub = os.path.join(vmtest.WORK_DIR, "svm", "host.stub")
+    os.makedirs(os.path.dirname(svm_stub), exist_ok=True)
+    with open(svm_stub, "w") as f:
+        f.write(text.replace("isa=1", "isa=2"))
+    host = vmtest.stub_to_ctf(svm_stub, os.path.join(vmtest.WORK_DIR, "svm", "ctf"))
+    rows = tc.parse_csv(run_sink([host, guest], 'format="csv",what="exits"').stdout,
+                        "exits")
+    if [(r["reason"], r["name"], r["count"]) for r in rows] != [("32", "read_dr0", "5")]:
+        vmtest.fail("SVM exits are %s" % rows)
+
+
 def main():
     tc.require_component("filter.vm.state")
     host, guest, guest_name, offset = check_scenario("one-qemu-kvm")
     check_scenario("one-qemu-kvm-x86")
     check_every_format(host, guest)
     check_with_correlate(host, guest, guest_name)
+    check_svm_exit_names(guest)
     check_output_file(host, guest)
     check_bad_parameters(guest)
     check_guest_alone(guest, guest_name, offset)
