@@ -98,8 +98,9 @@ static struct machine *machine_for_trace(struct machine_names *names,
 	char *identity;
 	struct machine *m;
 
-	if (!hostname || !hostname[0])
-		hostname = bt_trace_get_name(trace) ? bt_trace_get_name(trace) : "unknown";
+	/* As filter.vm.state names it: its `vm` fields must match our names. */
+	if (!hostname)
+		hostname = "unknown";
 	identity = given ? g_strdup_printf("vm_machine\n%s", given) :
 		g_strdup_printf("host\n%s\n%s", hostname, uuid);
 	g_free(uuid);

@@ -21,6 +21,8 @@ struct threads_sink {
 	struct vm_writer *writer;
 	FILE *out;
 	bool warned_no_clock;
+	/* machine indexes already warned about discarded events */
+	GHashTable *warned_discarded;
 };
 
 static void on_thread_interval(const struct vm_thread_interval *iv, void *data)
@@ -71,6 +73,8 @@ static void sink_destroy(struct threads_sink *sink)
 	machine_names_destroy(sink->machines);
 	event_decoder_destroy(sink->decoder);
 	threads_params_clear(&sink->params);
+	if (sink->warned_discarded)
+		g_hash_table_destroy(sink->warned_discarded);
 	g_free(sink);
 }
 
@@ -110,6 +114,7 @@ static bool create_analysis(struct threads_sink *sink)
 	sink->decoder = event_decoder_create();
 	sink->machines = machine_names_create();
 	sink->threads = vm_threads_create(&cb);
+	sink->warned_discarded = g_hash_table_new(g_direct_hash, g_direct_equal);
 	return sink->decoder && sink->machines && sink->threads;
 }
 
@@ -186,10 +191,9 @@ static bool event_time(const bt_message *msg, int64_t *ts)
 		BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK;
 }
 
-static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
+static struct machine_info machine_of_stream(struct threads_sink *sink,
+		const bt_stream *stream)
 {
-	const bt_stream *stream = bt_event_borrow_stream_const(
-		bt_message_event_borrow_event_const(msg));
 	bool is_new;
 	struct machine_info info = machine_names_of_stream(sink->machines, stream, &is_new);
 
@@ -198,7 +202,33 @@ static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
 			"New machine `%s` (index %u).", info.name, info.index);
 		vm_threads_add_machine(sink->threads, info.index, info.name, info.role);
 	}
-	return info.index;
+	return info;
+}
+
+static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
+{
+	return machine_of_stream(sink, bt_event_borrow_stream_const(
+		bt_message_event_borrow_event_const(msg))).index;
+}
+
+/*
+ * The tracer lost events: the states around the gap may be wrong (a missed
+ * sched_switch leaves a thread on a CPU). Say it, once per machine.
+ */
+static void handle_discarded(struct threads_sink *sink, const bt_message *msg)
+{
+	bool events = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_EVENTS;
+	const bt_stream *stream = events ?
+		bt_message_discarded_events_borrow_stream_const(msg) :
+		bt_message_discarded_packets_borrow_stream_const(msg);
+	struct machine_info info = machine_of_stream(sink, stream);
+
+	if (!g_hash_table_add(sink->warned_discarded, GUINT_TO_POINTER(info.index + 1)))
+		return;
+	threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
+		"Machine `%s`: the tracer discarded %s; the thread states around the "
+		"gap may be wrong (record with larger or more sub-buffers to avoid it).",
+		info.name, events ? "events" : "packets");
 }
 
 static void handle_event(struct threads_sink *sink, const bt_message *msg)
@@ -265,8 +295,17 @@ bt_component_class_sink_consume_method_status threads_sink_consume(
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	for (uint64_t i = 0; i < count; i++) {
-		if (bt_message_get_type(msgs[i]) == BT_MESSAGE_TYPE_EVENT)
+		switch (bt_message_get_type(msgs[i])) {
+		case BT_MESSAGE_TYPE_EVENT:
 			handle_event(sink, msgs[i]);
+			break;
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+			handle_discarded(sink, msgs[i]);
+			break;
+		default:
+			break;
+		}
 		bt_message_put_ref(msgs[i]);
 	}
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;

@@ -221,11 +221,59 @@ def check_duplicate_hostnames(guest_stub):
                 machine, out.stdout))
 
 
+def check_with_correlate(host, guest, guest_name):
+    """Behind filter.vm.correlate (guest clock synchronized on the vmsync
+    events, machines named by its vm_machine), in both graph forms."""
+    convert = vmtest.babeltrace2([host, guest, "-c", "filter.vm.correlate", "-c",
+                                  "filter.vm.state", "-c", "sink.vm.threads", "-p",
+                                  'format="csv"'])
+    run = vmtest.babeltrace2([
+        "run", "-c", "h:source.ctf.fs", "-p", 'inputs=["%s"]' % host,
+        "-c", "g:source.ctf.fs", "-p", 'inputs=["%s"]' % guest,
+        "-c", "c:filter.vm.correlate", "-c", "s:filter.vm.state",
+        "-c", "t:sink.vm.threads", "-p", 'format="csv"',
+        "--connect", "h:c", "--connect", "g:c", "--connect", "c:s", "--connect", "s:t"])
+    if convert.stdout != run.stdout:
+        vmtest.fail("convert and run forms differ:\n%s\n---\n%s" % (convert.stdout,
+                                                                     run.stdout))
+    for proc in (convert, run):
+        if tc.warnings_of(proc.stderr):
+            vmtest.fail("warnings behind filter.vm.correlate:\n" + proc.stderr)
+    rows = tc.parse_csv(convert.stdout, "threads")
+    tc.check_threads_tile(rows)
+    if {(r["machine"], r["tid"]) for r in rows} != {(guest_name, "130"),
+                                                     (guest_name, "131")}:
+        vmtest.fail("behind correlate, threads %s" % sorted(
+            {(r["machine"], r["tid"]) for r in rows}))
+    states = {r["state"] for r in rows}
+    if states != {"running", "hypervisor", "preempted", "runnable"}:
+        vmtest.fail("behind correlate, states %s" % sorted(states))
+
+
+def check_svm_exit_names(guest):
+    """isa=2 in the host's kvm_exit events: names from SVM_EXIT_REASONS."""
+    with open(os.path.join(vmtest.STUB_DIR, "one-qemu-kvm", "host.stub")) as f:
+        text = f.read()
+    if text.count("isa=1") != 5:
+        vmtest.fail("the one-qemu-kvm host stub no longer has its five VMX exits")
+    svm_stub = os.path.join(vmtest.WORK_DIR, "svm", "host.stub")
+    os.makedirs(os.path.dirname(svm_stub), exist_ok=True)
+    with open(svm_stub, "w") as f:
+        f.write(text.replace("isa=1", "isa=2"))
+    host = vmtest.stub_to_ctf(svm_stub, os.path.join(vmtest.WORK_DIR, "svm", "ctf"))
+    rows = tc.parse_csv(run_sink([host, guest], 'format="csv",what="exits"').stdout,
+                        "exits")
+    if [(r["reason"], r["name"], r["count"]) for r in rows] != [("32", "read_dr0", "5")]:
+        vmtest.fail("SVM exits are %s" % rows)
+
+
 def main():
     tc.require_component("filter.vm.state")
     host, guest, guest_name, offset = check_scenario("one-qemu-kvm")
     check_scenario("one-qemu-kvm-x86")
     check_every_format(host, guest)
+    check_with_correlate(host, guest, guest_name)
+    check_svm_exit_names(guest)
     check_output_file(host, guest)
     check_bad_parameters(guest)
     check_guest_alone(guest, guest_name, offset)
