@@ -10,7 +10,8 @@ thread states for at least 99.9% of the thread-time, vCPU modes for at least
 99.9% of the vCPU-time, exit counts exactly.
 
 The large workload runs natively; a small one also goes through the
-VM_BT_WRAPPER (valgrind in CI).
+VM_BT_WRAPPER (valgrind in CI), with the old kvm event names and no vmsync
+events: TCP sync, and vCPU threads mapped to their VMs by `vm-pids`.
 """
 
 import filecmp
@@ -24,8 +25,11 @@ import vmtest  # noqa: E402
 
 WORKLOAD_ARGS = ["--seed", 20, "--events", 150000, "--guests", 2, "--vcpus", 2,
                  "--host-cpus", 4, "--guest-offset-ns", 3000000, "--drift-ppm", 40]
+# The small workload takes the other paths: pre-2.7 kvm event names, no
+# vmsync (so TCP sync, and the VMs of the vCPU threads from `vm-pids`).
 SMALL_ARGS = ["--seed", 21, "--events", 8000, "--guests", 2, "--vcpus", 2,
-              "--host-cpus", 4, "--guest-offset-ns", 2000000, "--drift-ppm", -30]
+              "--host-cpus", 4, "--guest-offset-ns", 2000000, "--drift-ppm", -30,
+              "--kvm-names", "old", "--vmsync-period-ms", 0]
 MIN_PERCENT = 99.9
 # Exit durations are host times and the host is the reference: no rounding.
 TOTAL_TOLERANCE_NS = 0
@@ -33,8 +37,9 @@ WHATS = ("threads", "vcpus", "exits")
 FORMS = {"run": truthdata.run_form, "convert": truthdata.convert_form}
 
 
-def run_pipeline(traces, form, what, path, wrap):
-    args = FORMS[form](traces, truthdata.pipeline(), "sink.vm.threads",
+def run_pipeline(traces, form, what, path, wrap, state=None):
+    filters = [("filter.vm.correlate", {}), ("filter.vm.state", state or {})]
+    args = FORMS[form](traces, filters, "sink.vm.threads",
                        {"format": "csv", "what": what, "path": path})
     if os.path.exists(path):
         os.remove(path)
@@ -96,8 +101,12 @@ def small():
     traces = truthdata.ctf_traces(out)
     result_dir = os.path.join(out, "results")
     os.makedirs(result_dir, exist_ok=True)
+    pids = ",".join("%s=%s" % (m["machine"], m["qemu_pid"])
+                    for m in truthdata.machines(out) if m["role"] == "guest")
+    state = {"vm-pids": ("{%s}" % pids,)}
     paths = {what: run_pipeline(traces, "convert", what,
-                                os.path.join(result_dir, what + ".csv"), wrap=True)
+                                os.path.join(result_dir, what + ".csv"), wrap=True,
+                                state=state)
              for what in ("threads", "vcpus")}
     results = truthcmp.compare_dir(os.path.join(out, "truth"), paths["threads"],
                                    paths["vcpus"])
