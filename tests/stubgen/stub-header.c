@@ -1,19 +1,20 @@
 /*
- * Header directives and event lines of the stub format.
+ * Header directives of the stub format.
  */
 
-#include "stub-file.h"
+#include "stub-header.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "stub-net-layout.h"
+#include "stub-number.h"
 
 #define DEFAULT_CLOCK_OFFSET_S 1600000000
 #define DEFAULT_PACKET_SIZE 4096
 
 static const char accepted_directives[] =
 	"hostname, clock-offset-s, clock-offset-ns, clock-uuid, tracer, cpus, "
-	"packet-size, event, clock, packet-end-overlap, tracer-name";
+	"packet-size, event, clock, packet-end-overlap, tracer-name, network-headers";
 
 void stub_header_init(struct stub_header *header, const char *path)
 {
@@ -41,45 +42,6 @@ void stub_header_fini(struct stub_header *header)
 	header->hostname = NULL;
 	header->tracer_name = NULL;
 	header->events = NULL;
-}
-
-bool stub_parse_u64(const char *text, uint64_t *value)
-{
-	char *end;
-	int base = 10;
-
-	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-		base = 16;
-		text += 2;
-	}
-	if (!g_ascii_isxdigit(text[0]) || (base == 10 && !g_ascii_isdigit(text[0]))) {
-		return false;
-	}
-	errno = 0;
-	*value = strtoull(text, &end, base);
-	return errno == 0 && *end == '\0';
-}
-
-bool stub_parse_s64(const char *text, int64_t *value)
-{
-	bool negative = text[0] == '-';
-	uint64_t magnitude;
-
-	if (!stub_parse_u64(text + (negative ? 1 : 0), &magnitude)) {
-		return false;
-	}
-	if (negative) {
-		if (magnitude > (uint64_t) INT64_MAX + 1) {
-			return false;
-		}
-		*value = magnitude == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) magnitude;
-		return true;
-	}
-	if (magnitude > INT64_MAX) {
-		return false;
-	}
-	*value = (int64_t) magnitude;
-	return true;
 }
 
 static bool expect_args(const struct stub_lexer *lexer, size_t count, const char *usage,
@@ -226,13 +188,49 @@ static bool apply_event(struct stub_header *header, const struct stub_lexer *lex
 	}
 	detail = g_string_new(NULL);
 	ok = stub_event_table_declare(header->events, stub_lexer_token(lexer, 1),
-		(const char *const *) lexer->tokens->pdata + 2, stub_lexer_count(lexer) - 2,
-		detail);
+		STUB_EVENT_LAYOUT_FLAT, (const char *const *) lexer->tokens->pdata + 2,
+		stub_lexer_count(lexer) - 2, detail);
 	if (!ok) {
 		g_string_printf(error, "event `%s`: %s", stub_lexer_token(lexer, 1), detail->str);
 	}
 	g_string_free(detail, TRUE);
 	return ok;
+}
+
+/*
+ * `network-headers nested`: the network device events take the layout of
+ * lttng-modules >= 2.9; `flat` gives them back their built-in definition.
+ */
+static bool apply_network_headers(struct stub_header *header, const struct stub_lexer *lexer,
+		GString *error)
+{
+	static const char usage[] = "`flat` (default: seq, ack_seq, flags at top level, like "
+		"the LTTng 2.1 addons) or `nested` (in variants, like lttng-modules >= 2.9)";
+	bool nested;
+
+	if (!expect_args(lexer, 1, usage, error)) {
+		return false;
+	}
+	nested = strcmp(stub_lexer_token(lexer, 1), "nested") == 0;
+	if (!nested && strcmp(stub_lexer_token(lexer, 1), "flat") != 0) {
+		g_string_printf(error, "bad value `%s` of `network-headers`: expecting %s",
+			stub_lexer_token(lexer, 1), usage);
+		return false;
+	}
+	for (size_t i = 0; stub_net_event_names[i]; i++) {
+		size_t count = 0;
+
+		while (stub_net_line_fields[count]) {
+			count++;
+		}
+		if (!nested) {
+			stub_event_table_restore_builtin(header->events, stub_net_event_names[i]);
+		} else if (!stub_event_table_declare(header->events, stub_net_event_names[i],
+				STUB_EVENT_LAYOUT_NET_HEADERS, stub_net_line_fields, count, error)) {
+			return false;
+		}
+	}
+	return true;
 }
 
 bool stub_header_apply(struct stub_header *header, const struct stub_lexer *lexer,
@@ -275,6 +273,8 @@ bool stub_header_apply(struct stub_header *header, const struct stub_lexer *lexe
 		return apply_clock(header, lexer, error);
 	} else if (strcmp(name, "event") == 0) {
 		return apply_event(header, lexer, error);
+	} else if (strcmp(name, "network-headers") == 0) {
+		return apply_network_headers(header, lexer, error);
 	}
 	g_string_printf(error, "unknown directive `%s`: expecting one of %s, "
 		"or an event line TIMESTAMP CPU NAME [FIELD=VALUE ...]", name, accepted_directives);
@@ -315,203 +315,4 @@ void stub_header_clock_uuid(const struct stub_header *header, uint8_t uuid[16])
 	memcpy(uuid, digest, 16);
 	uuid[6] = (uint8_t) ((uuid[6] & 0x0f) | 0x50);
 	uuid[8] = (uint8_t) ((uuid[8] & 0x3f) | 0x80);
-}
-
-bool stub_line_is_event(const char *line, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		if (line[i] != ' ' && line[i] != '\t') {
-			return g_ascii_isdigit(line[i]);
-		}
-	}
-	return false;
-}
-
-/* Copies the next blank-separated word into `word`; returns the position after it. */
-static const char *next_word(const char *pos, const char *end, char *word, size_t size)
-{
-	size_t len = 0;
-
-	while (pos < end && (*pos == ' ' || *pos == '\t')) {
-		pos++;
-	}
-	while (pos < end && !g_ascii_isspace(*pos) && *pos != '#') {
-		if (len + 1 < size) {
-			word[len] = *pos;
-		}
-		len++;
-		pos++;
-	}
-	word[len + 1 < size ? len : size - 1] = '\0';
-	if (len + 1 > size) {
-		/* Too long to be a number: make the parse fail. */
-		word[0] = 'x';
-	}
-	return pos;
-}
-
-bool stub_event_line_peek(const char *line, size_t len, uint64_t *ts, uint64_t *cpu,
-		GString *error)
-{
-	char word[32];
-	const char *end = line + len;
-	const char *pos = next_word(line, end, word, sizeof(word));
-
-	if (!stub_parse_u64(word, ts)) {
-		g_string_printf(error, "bad timestamp `%s`: expecting an unsigned integer", word);
-		return false;
-	}
-	next_word(pos, end, word, sizeof(word));
-	if (!stub_parse_u64(word, cpu) || *cpu >= STUB_MAX_CPUS) {
-		g_string_printf(error, "bad CPU `%s`: expecting an integer from 0 to %d "
-			"after the timestamp", word, STUB_MAX_CPUS - 1);
-		return false;
-	}
-	return true;
-}
-
-void stub_event_line_init(struct stub_event_line *event)
-{
-	memset(event, 0, sizeof(*event));
-	event->values = g_array_new(FALSE, TRUE, sizeof(union stub_value));
-	event->given = g_array_new(FALSE, TRUE, sizeof(gboolean));
-}
-
-void stub_event_line_fini(struct stub_event_line *event)
-{
-	g_array_free(event->values, TRUE);
-	g_array_free(event->given, TRUE);
-}
-
-static bool integer_in_range(enum stub_field_type type, const char *text, union stub_value *value)
-{
-	unsigned int bits = stub_field_type_bits(type);
-
-	if (stub_field_type_is_signed(type)) {
-		int64_t limit = bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
-
-		return stub_parse_s64(text, &value->s) && value->s <= limit && value->s >= -limit - 1;
-	}
-	return stub_parse_u64(text, &value->u) &&
-		(bits == 64 || value->u <= (UINT64_C(1) << bits) - 1);
-}
-
-static const char *type_range(enum stub_field_type type)
-{
-	static const char *const ranges[] = {
-		[STUB_FIELD_S8] = "a signed 8-bit integer",
-		[STUB_FIELD_S16] = "a signed 16-bit integer",
-		[STUB_FIELD_S32] = "a signed 32-bit integer",
-		[STUB_FIELD_S64] = "a signed 64-bit integer",
-		[STUB_FIELD_U8] = "an unsigned 8-bit integer",
-		[STUB_FIELD_U16] = "an unsigned 16-bit integer",
-		[STUB_FIELD_U32] = "an unsigned 32-bit integer",
-		[STUB_FIELD_U64] = "an unsigned 64-bit integer",
-		[STUB_FIELD_X8] = "an unsigned 8-bit integer",
-		[STUB_FIELD_X16] = "an unsigned 16-bit integer",
-		[STUB_FIELD_X32] = "an unsigned 32-bit integer",
-		[STUB_FIELD_X64] = "an unsigned 64-bit integer",
-		[STUB_FIELD_STRING] = "a string",
-	};
-
-	return ranges[type];
-}
-
-static bool parse_field(struct stub_event_line *event, const char *token, GString *error)
-{
-	const char *equal = strchr(token, '=');
-	char name[128];
-	int index;
-	const struct stub_field_def *field;
-
-	if (!equal || equal == token || (size_t) (equal - token) >= sizeof(name)) {
-		g_string_printf(error, "bad field `%s` of event `%s`: expecting FIELD=VALUE",
-			token, event->def->name);
-		return false;
-	}
-	memcpy(name, token, equal - token);
-	name[equal - token] = '\0';
-	index = stub_event_def_field_index(event->def, name);
-	if (index < 0) {
-		char *list = stub_event_def_field_list(event->def);
-
-		g_string_printf(error, "unknown field `%s` of event `%s`: accepted fields: %s",
-			name, event->def->name, list);
-		g_free(list);
-		return false;
-	}
-	if (g_array_index(event->given, gboolean, index)) {
-		g_string_printf(error, "field `%s` of event `%s` is given twice", name,
-			event->def->name);
-		return false;
-	}
-	g_array_index(event->given, gboolean, index) = TRUE;
-	field = &g_array_index(event->def->fields, struct stub_field_def, index);
-	if (field->type == STUB_FIELD_STRING) {
-		g_array_index(event->values, union stub_value, index).str = equal + 1;
-		return true;
-	}
-	if (!integer_in_range(field->type, equal + 1,
-			&g_array_index(event->values, union stub_value, index))) {
-		g_string_printf(error, "bad value `%s` of field `%s` of event `%s`: expecting %s "
-			"(decimal or 0x hexadecimal)", equal + 1, name, event->def->name,
-			type_range(field->type));
-		return false;
-	}
-	return true;
-}
-
-static void reset_values(struct stub_event_line *event)
-{
-	guint count = event->def->fields->len;
-
-	g_array_set_size(event->values, count);
-	g_array_set_size(event->given, count);
-	for (guint i = 0; i < count; i++) {
-		const struct stub_field_def *field =
-			&g_array_index(event->def->fields, struct stub_field_def, i);
-		union stub_value *value = &g_array_index(event->values, union stub_value, i);
-
-		if (field->type == STUB_FIELD_STRING) {
-			value->str = "";
-		} else {
-			value->u = 0;
-		}
-		g_array_index(event->given, gboolean, i) = FALSE;
-	}
-}
-
-bool stub_event_line_parse(struct stub_event_line *event, const struct stub_lexer *lexer,
-		const struct stub_event_table *events, GString *error)
-{
-	if (stub_lexer_count(lexer) < 3) {
-		g_string_assign(error, "incomplete event line: expecting "
-			"TIMESTAMP CPU NAME [FIELD=VALUE ...]");
-		return false;
-	}
-	if (!stub_parse_u64(stub_lexer_token(lexer, 0), &event->ts)) {
-		g_string_printf(error, "bad timestamp `%s`: expecting an unsigned integer",
-			stub_lexer_token(lexer, 0));
-		return false;
-	}
-	if (!stub_parse_u64(stub_lexer_token(lexer, 1), &event->cpu) ||
-			event->cpu >= STUB_MAX_CPUS) {
-		g_string_printf(error, "bad CPU `%s`: expecting an integer from 0 to %d",
-			stub_lexer_token(lexer, 1), STUB_MAX_CPUS - 1);
-		return false;
-	}
-	event->def = stub_event_table_lookup(events, stub_lexer_token(lexer, 2));
-	if (!event->def) {
-		g_string_printf(error, "unknown event `%s`: declare it with "
-			"`event NAME FIELD:TYPE ...` or use a built-in event "
-			"(see stub-traces/README.md)", stub_lexer_token(lexer, 2));
-		return false;
-	}
-	reset_values(event);
-	for (size_t i = 3; i < stub_lexer_count(lexer); i++) {
-		if (!parse_field(event, stub_lexer_token(lexer, i), error)) {
-			return false;
-		}
-	}
-	return true;
 }
