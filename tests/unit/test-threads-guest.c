@@ -282,6 +282,30 @@ START_TEST(odd_input_warns_once)
 }
 END_TEST
 
+START_TEST(vcpus_of_an_unknown_vm)
+{
+	/* vCPU states of "other", whose trace is not in the input. */
+	struct recorder r;
+	GPtrArray *of_other;
+
+	recorder_init(&r);
+	with_host(&r);
+	feed_vcpu_state(&r, HOST, 5, "guest", 0, "guest", 40, 0, -1);
+	feed_vcpu_state(&r, HOST, 6, "other", 0, "guest", 41, 1, -1);
+	feed_vcpu_state(&r, HOST, 7, "other", 0, "hypervisor", 41, 1, 12);
+	feed_switch(&r, GUEST, 8, 0, "swapper", 0, 0, "x", 100);
+	feed_other(&r, GUEST, 10);
+	vm_threads_finish(r.threads);
+	ck_assert_uint_eq(r.warnings->len, 1);
+	ck_assert_str_eq(r.warnings->pdata[0], "unknown-vm:other");
+	/* Its vCPU intervals are still written. */
+	of_other = rows_of(r.vcpu_rows, "other,0,");
+	ck_assert_uint_eq(of_other->len, 2);
+	g_ptr_array_unref(of_other);
+	recorder_clear(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("threads-guest");
@@ -298,6 +322,7 @@ int main(void)
 	tcase_add_test(tc, roles_from_the_trace);
 	tcase_add_test(tc, vcpu_blocked_and_svm_exits);
 	tcase_add_test(tc, odd_input_warns_once);
+	tcase_add_test(tc, vcpus_of_an_unknown_vm);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
