@@ -264,14 +264,17 @@ START_TEST(odd_input_warns_once)
 	/* 200 switched out where 100 ran: lost events, twice. */
 	feed_switch(&r, 0, 20, 0, "b", 200, 1, "c", 300);
 	feed_switch(&r, 0, 30, 0, "d", 400, 1, "swapper", 0);
-	/* no cpu_id: ignored, reported */
+	/* no cpu_id, no tid: ignored, reported */
 	feed_switch(&r, 0, 35, VM_FIELD_MISSING, "c", 300, 1, "a", 100);
+	feed_switch(&r, 0, 36, 0, "c", 300, VM_FIELD_MISSING, "a", 100);
+	feed_wakeup(&r, 0, 37, 0, "a", VM_FIELD_MISSING);
 	feed_other(&r, 0, 40);
 	vm_threads_finish(r.threads);
-	ck_assert_uint_eq(r.warnings->len, 3);
+	ck_assert_uint_eq(r.warnings->len, 4);
 	ck_assert_str_eq(r.warnings->pdata[0], "switch-mismatch:solo");
 	ck_assert_str_eq(r.warnings->pdata[1], "no-cpu:solo");
-	ck_assert_str_eq(r.warnings->pdata[2], "no-host:");
+	ck_assert_str_eq(r.warnings->pdata[2], "missing-field:solo");
+	ck_assert_str_eq(r.warnings->pdata[3], "no-host:");
 	/* 100 is taken off the CPU as runnable; 300 as runnable too. */
 	of_300 = rows_of(r.thread_rows, "solo,300,");
 	ck_assert_uint_eq(of_300->len, 2);
