@@ -234,7 +234,8 @@ static int64_t vm_from_pids(const struct kvm_model *kvm, int64_t tid)
 {
 	const gint64 *guest = vm_int64_table_lookup(kvm->pid_guest, pid_of(kvm, tid));
 
-	return guest ? *guest : VM_MODEL_UNKNOWN;
+	/* The host is no guest, even if the user says so. */
+	return guest && *guest != kvm->host ? *guest : VM_MODEL_UNKNOWN;
 }
 
 /* The one guest machine, VM_MODEL_UNKNOWN unless there is exactly one. */

@@ -1,9 +1,11 @@
 /*
- * The bounded look-ahead: inputs stay in the queue while an answer that
- * governs them may still come (host unknown, a CPU's thread unknown, a vCPU
- * thread's VM unknown), unless the queue spans more trace time or more
- * inputs than the limits allow: then the tracker stops waiting for what it
- * misses, says so once, and goes on.
+ * The bounded look-ahead. Each awaited answer pins the oldest input it
+ * governs: an input parked until its CPU's thread is known, the first
+ * change of a vCPU thread whose VM (or number) is not known, the switch-in
+ * of a thread that may still turn out to be a vCPU thread. Inputs older
+ * than every pin leave the queue; the others stay unless the queue spans
+ * more trace time or more inputs than the limits allow: then the tracker
+ * stops waiting for what it misses, says so once if it matters, and goes on.
  */
 
 #include <inttypes.h>
@@ -32,35 +34,53 @@ static bool host_known(const struct vm_vcpu_tracker *tracker)
 	return model->cls->host(model->data) != VM_MODEL_UNKNOWN;
 }
 
-/* Forgets the vCPU threads whose VM became known; true if some remain. */
-static bool some_vcpu_unmapped(struct vm_vcpu_tracker *tracker)
+static uint64_t min_seq(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The oldest input a vCPU thread still waiting for its VM needs held;
+ * forgets the threads whose VM became known (a guess once no later input
+ * contradicted it for a while).
+ */
+static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 {
 	const struct vm_model *model = tracker->model;
+	uint64_t barrier = UINT64_MAX;
 	GHashTableIter iter;
 	gpointer value;
 
 	g_hash_table_iter_init(&iter, tracker->unmapped);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		const struct vcpu_thread *thread = value;
+		struct vcpu_thread *thread = value;
 		bool tentative;
+		bool known = model->cls->vm_of_thread(model->data, thread->tid,
+			&tentative) != VM_MODEL_UNKNOWN;
+		bool guess_checked = tracker->newest_ts -
+			thread->awaiting_since_ts > tracker->limits.tentative_ns;
 
-		if (thread->ended || (model->cls->vm_of_thread(model->data,
-				thread->tid, &tentative) != VM_MODEL_UNKNOWN &&
-				!tentative))
+		if (thread->ended || (known && thread->vcpu_id >= 0 &&
+				(!tentative || guess_checked))) {
+			thread->awaiting_vm = false;
 			g_hash_table_iter_remove(&iter);
+			continue;
+		}
+		barrier = min_seq(barrier, thread->hold_from_seq);
 	}
-	return g_hash_table_size(tracker->unmapped) > 0;
+	return barrier;
 }
 
 /*
- * Forgets the switch-ins that can no longer become a vCPU's: released,
- * now a vCPU thread's (already accounted), not on the host, or older than
- * the grace period. True if some remain.
+ * The oldest switch-in that may still turn out to be a vCPU thread's;
+ * forgets those that can no longer: released, now a vCPU thread's (already
+ * accounted), not on the host, or older than the grace period.
  */
-static bool some_switch_in_undecided(struct vm_vcpu_tracker *tracker)
+static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
 {
 	const struct vm_model *model = tracker->model;
 	int64_t host = model->cls->host(model->data);
+	uint64_t barrier = UINT64_MAX;
 	GHashTableIter iter;
 	gpointer key;
 
@@ -74,21 +94,43 @@ static bool some_switch_in_undecided(struct vm_vcpu_tracker *tracker)
 				(thread && !thread->ended) ||
 				(host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
 				tracker->newest_ts - cpu->switch_in_ts >
-					tracker->limits.switch_in_grace_ns)
+					tracker->limits.switch_in_grace_ns) {
 			g_hash_table_iter_remove(&iter);
+			continue;
+		}
+		barrier = min_seq(barrier, cpu->switch_in_seq);
 	}
-	return g_hash_table_size(tracker->recent_switch_ins) > 0;
+	return barrier;
 }
 
-static bool must_hold(struct vm_vcpu_tracker *tracker)
+/* The oldest input parked until its CPU's thread is known. */
+static uint64_t parked_barrier(struct vm_vcpu_tracker *tracker)
 {
-	if (tracker->parked_count > 0)
-		return true;
-	if (!tracker->gave_up_host && !host_known(tracker))
-		return true;
-	if (some_vcpu_unmapped(tracker))
-		return true;
-	return some_switch_in_undecided(tracker);
+	uint64_t barrier = UINT64_MAX;
+	GHashTableIter iter;
+	gpointer value;
+
+	if (tracker->parked_count == 0)
+		return barrier;
+	g_hash_table_iter_init(&iter, tracker->cpus);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct machine_cpu *cpu = value;
+		const struct held_input *oldest = g_queue_peek_head(cpu->parked);
+
+		if (oldest)
+			barrier = min_seq(barrier, oldest->seq);
+	}
+	return barrier;
+}
+
+/*
+ * Inputs older than the barrier can leave: nothing that may still be
+ * learnt changes what is reported with them.
+ */
+static uint64_t hold_barrier(struct vm_vcpu_tracker *tracker)
+{
+	return min_seq(parked_barrier(tracker), min_seq(
+		unmapped_barrier(tracker), switch_in_barrier(tracker)));
 }
 
 static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
@@ -101,21 +143,27 @@ static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
 		tracker->newest_ts - head->ts > tracker->limits.window_ns;
 }
 
-static void give_up_host(struct vm_vcpu_tracker *tracker, const char *when)
+/*
+ * No host: said once, after a window of trace time without one (or at the
+ * end). Nothing is held for it: a vCPU thread's first events are caught by
+ * the switch-in grace and the other holds.
+ */
+static void report_no_host(struct vm_vcpu_tracker *tracker, const char *when)
 {
 	GHashTableIter iter;
 	gpointer key;
 
-	tracker->gave_up_host = true;
-	if (host_known(tracker))
+	if (tracker->no_host_reported || host_known(tracker))
 		return;
+	tracker->no_host_reported = true;
 	g_hash_table_iter_init(&iter, tracker->machines);
 	while (g_hash_table_iter_next(&iter, &key, NULL))
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_HOST, GPOINTER_TO_UINT(key),
 			"No host found %s: no machine has the hypervisor events "
-			"that model `%s` recognizes, so no vCPU mode is computed "
-			"for this guest. Give the host's trace too, recorded with "
-			"the kvm events enabled.", when, tracker->model->cls->name);
+			"that model `%s` recognizes, so no vCPU mode is computed. "
+			"If this machine is a guest, give the host's trace too, "
+			"recorded with the hypervisor's events enabled (kvm_entry "
+			"and kvm_exit for KVM).", when, tracker->model->cls->name);
 }
 
 static void give_up_parked(struct vm_vcpu_tracker *tracker)
@@ -157,7 +205,12 @@ static void give_up_unmapped(struct vm_vcpu_tracker *tracker)
 	const struct vm_model *model = tracker->model;
 	int64_t host = model->cls->host(model->data);
 	unsigned int without_vm = count_without_vm(tracker);
+	GHashTableIter iter;
+	gpointer value;
 
+	g_hash_table_iter_init(&iter, tracker->unmapped);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		((struct vcpu_thread *) value)->awaiting_vm = false;
 	g_hash_table_remove_all(tracker->unmapped);
 	if (without_vm == 0)
 		return;
@@ -172,8 +225,6 @@ static void give_up_unmapped(struct vm_vcpu_tracker *tracker)
 
 static void give_up(struct vm_vcpu_tracker *tracker)
 {
-	if (!tracker->gave_up_host && !host_known(tracker))
-		give_up_host(tracker, "within the look-ahead limit");
 	if (tracker->parked_count > 0)
 		give_up_parked(tracker);
 	give_up_unmapped(tracker);
@@ -194,17 +245,27 @@ static void release_head(struct vm_vcpu_tracker *tracker)
 
 void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 {
+	uint64_t barrier;
+
 	if (everything) {
-		if (!tracker->gave_up_host && !host_known(tracker))
-			give_up_host(tracker, "in the whole input");
+		report_no_host(tracker, "in the whole input");
 		give_up_parked(tracker);
+	} else if (tracker->first_ts != INT64_MIN &&
+			tracker->newest_ts - tracker->first_ts > tracker->limits.window_ns) {
+		report_no_host(tracker, "within the look-ahead window");
 	}
+	barrier = everything ? UINT64_MAX : hold_barrier(tracker);
 	while (!g_queue_is_empty(tracker->held)) {
-		if (!everything && must_hold(tracker)) {
+		const struct held_input *head = g_queue_peek_head(tracker->held);
+
+		if (head->seq >= barrier) {
 			if (!limit_exceeded(tracker))
 				break;
-			/* Past the limits the head goes, whatever is missing. */
+			/* Past the limits, stop waiting for what is missing. */
 			give_up(tracker);
+			barrier = hold_barrier(tracker);
+			if (head->seq >= barrier)
+				barrier = head->seq + 1;
 		}
 		release_head(tracker);
 	}

@@ -59,12 +59,16 @@ static void warn_moved_to_vm(struct vm_vcpu_tracker *tracker,
 		const struct vcpu_thread *thread, unsigned int vm)
 {
 	const struct vm_model *model = tracker->model;
+	char *old_name = vcpu_machine_name(tracker, thread->reported_vm);
+	char *new_name = vcpu_machine_name(tracker, vm);
 
 	vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION,
 		(unsigned int) model->cls->host(model->data),
-		"Host thread %" PRId64 " ran a vCPU of machine %u and now runs "
-		"one of machine %u: both are followed, the first one's mode "
-		"becomes unknown.", thread->tid, thread->reported_vm, vm);
+		"Host thread %" PRId64 " ran a vCPU of machine %s and now runs "
+		"one of machine %s: both are followed, the first one's mode "
+		"becomes unknown.", thread->tid, old_name, new_name);
+	g_free(old_name);
+	g_free(new_name);
 }
 
 /*
@@ -81,14 +85,18 @@ static bool claim(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread,
 	if (owner == thread->tid)
 		return true;
 	if (owner >= 0) {
+		char *name;
+
 		if (!change->takes_over)
 			return false;
+		name = vcpu_machine_name(tracker, vm);
 		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION,
 			(unsigned int) model->cls->host(model->data),
-			"vCPU %" PRId64 " of machine %u, run by host thread %"
+			"vCPU %" PRId64 " of machine %s, run by host thread %"
 			PRId64 ", is now run by thread %" PRId64 " (vCPU "
 			"re-created): the new thread is followed.",
-			change->vcpu_id, vm, owner, thread->tid);
+			change->vcpu_id, name, owner, thread->tid);
+		g_free(name);
 		previous = vm_int64_table_lookup(tracker->threads, owner);
 		if (previous)
 			previous->reported = false;
@@ -98,26 +106,47 @@ static bool claim(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread,
 	return true;
 }
 
-void report_change(struct vm_vcpu_tracker *tracker, int64_t ts,
+/* The VM of the change's thread, VM_MODEL_UNKNOWN (warned) if none. */
+static int64_t vm_of_change(struct vm_vcpu_tracker *tracker,
 		const struct pending_change *change)
 {
 	const struct vm_model *model = tracker->model;
-	struct vcpu_thread *thread = vm_int64_table_lookup(tracker->threads,
-		change->tid);
 	bool tentative;
 	int64_t vm = model->cls->vm_of_thread(model->data, change->tid,
 		&tentative);
 
-	if (vm == VM_MODEL_UNKNOWN) {
+	if (vm == VM_MODEL_UNKNOWN)
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_VM,
 			(unsigned int) model->cls->host(model->data),
-			"Host thread %" PRId64 " runs vCPU %" PRId64 " of a VM "
-			"that no trace identifies: its modes are not reported. "
-			"Give the guest's trace (with vmsync events) or map the "
-			"guest to its QEMU process with parameter `vm-pids`.",
-			change->tid, change->vcpu_id);
+			"Host thread %" PRId64 " runs a vCPU of a VM that no "
+			"trace identifies: its modes are not reported. Give the "
+			"guest's trace (with vmsync events) or map the guest to "
+			"its QEMU process with parameter `vm-pids`.",
+			change->tid);
+	else if (change->vcpu_id < 0)
+		vcpu_warn(tracker, VM_VCPU_WARN_NO_VM,
+			(unsigned int) model->cls->host(model->data),
+			"Host thread %" PRId64 " exits a guest but never enters "
+			"one, so its vCPU number is unknown: its modes are not "
+			"reported.", change->tid);
+	return change->vcpu_id < 0 ? VM_MODEL_UNKNOWN : vm;
+}
+
+void report_change(struct vm_vcpu_tracker *tracker, int64_t ts,
+		const struct pending_change *recorded)
+{
+	struct vcpu_thread *thread = vm_int64_table_lookup(tracker->threads,
+		recorded->tid);
+	struct pending_change resolved = *recorded;
+	const struct pending_change *change = &resolved;
+	int64_t vm;
+
+	/* Recorded before the thread's first entry told its vCPU number. */
+	if (resolved.vcpu_id < 0)
+		resolved.vcpu_id = thread->first_vcpu_id;
+	vm = vm_of_change(tracker, change);
+	if (vm == VM_MODEL_UNKNOWN)
 		return;
-	}
 	if (thread->reported && (thread->reported_vm != vm ||
 			thread->reported_vcpu_id != change->vcpu_id)) {
 		if (thread->reported_vm != vm)

@@ -10,7 +10,10 @@
  *   sched_switch out, runnable         -> preempted
  *   sched_switch out, not runnable     -> blocked (a wakeup changes nothing)
  *   thread exit                        -> unknown (the vCPU has no thread)
- * Guest events never change a mode: a guest's view says nothing of the host.
+ * A thread is a vCPU thread from its first kvm entry or exit on; if the
+ * input that switched it in is still held then, it is `hypervisor` since
+ * that switch. Guest events never change a mode: a guest's view says
+ * nothing of the host.
  */
 
 #include <inttypes.h>
@@ -55,7 +58,7 @@ static void learn(struct vm_vcpu_tracker *tracker, const struct vm_event *event,
 	tracker->model->cls->learn(tracker->model->data, event, tid);
 }
 
-static void record_change(struct held_input *at, const struct vcpu_thread *thread,
+static void record_change(struct held_input *at, struct vcpu_thread *thread,
 		bool takes_over, bool ends)
 {
 	struct pending_change change = {
@@ -68,6 +71,8 @@ static void record_change(struct held_input *at, const struct vcpu_thread *threa
 		.ends = ends,
 	};
 
+	if (thread->awaiting_vm && at->seq < thread->hold_from_seq)
+		thread->hold_from_seq = at->seq;
 	if (!at->changes)
 		at->changes = g_array_new(FALSE, FALSE, sizeof(struct pending_change));
 	g_array_append_val(at->changes, change);
@@ -88,6 +93,15 @@ static void set_mode(struct held_input *at, struct vcpu_thread *thread,
 	record_change(at, thread, takes_over, false);
 }
 
+/* The look-ahead holds the thread's changes until its VM is known. */
+static void await_vm(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread)
+{
+	thread->awaiting_vm = true;
+	thread->awaiting_since_ts = tracker->newest_ts;
+	thread->hold_from_seq = UINT64_MAX;
+	vm_int64_table_insert(tracker->unmapped, thread->tid, thread);
+}
+
 static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
 		int64_t tid, int64_t vcpu_id)
 {
@@ -95,12 +109,13 @@ static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
 
 	thread->tid = tid;
 	thread->vcpu_id = vcpu_id;
+	thread->first_vcpu_id = vcpu_id;
 	thread->recorded_vcpu_id = -1;
 	thread->mode = VM_VCPU_UNKNOWN;
 	thread->pcpu = -1;
 	thread->exit_reason = -1;
 	vm_int64_table_insert(tracker->threads, tid, thread);
-	vm_int64_table_insert(tracker->unmapped, tid, thread);
+	await_vm(tracker, thread);
 	return thread;
 }
 
@@ -117,42 +132,69 @@ static void backdate_switch_in(struct vm_vcpu_tracker *tracker,
 	set_mode(cpu->switch_in, thread, VM_VCPU_HYPERVISOR, cpu->cpu, -1, false);
 }
 
+/*
+ * The vCPU thread `tid`, recognized by a kvm entry or exit: created (its
+ * vCPU number may come later, with its first entry) or revived if it had
+ * exited.
+ */
+static struct vcpu_thread *vcpu_thread_of(struct vm_vcpu_tracker *tracker,
+		int64_t tid, const struct machine_cpu *cpu)
+{
+	struct vcpu_thread *thread = find_thread(tracker, tid);
+
+	if (!thread) {
+		thread = new_thread(tracker, tid, -1);
+		backdate_switch_in(tracker, thread, cpu);
+	} else if (thread->ended) {
+		thread->ended = false;
+		await_vm(tracker, thread);
+	}
+	return thread;
+}
+
+static void set_vcpu_id(struct vm_vcpu_tracker *tracker,
+		const struct held_input *input, struct vcpu_thread *thread,
+		int64_t vcpu_id)
+{
+	if (vcpu_id < 0 || vcpu_id == thread->vcpu_id)
+		return;
+	if (thread->vcpu_id < 0) {
+		/* Its changes recorded so far are this vCPU's. */
+		thread->first_vcpu_id = vcpu_id;
+	} else {
+		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION, input->event.machine,
+			"Host thread %" PRId64 " ran vCPU %" PRId64 " and now "
+			"runs vCPU %" PRId64 ": the old vCPU's mode becomes "
+			"unknown and the new one is followed on this thread.",
+			thread->tid, thread->vcpu_id, vcpu_id);
+	}
+	thread->vcpu_id = vcpu_id;
+}
+
 static void enter_guest(struct vm_vcpu_tracker *tracker,
 		struct held_input *input, const struct machine_cpu *cpu,
 		int64_t tid, const struct vm_model_transition *transition)
 {
 	struct vcpu_thread *thread = find_thread(tracker, tid);
-	int64_t vcpu_id = transition->vcpu_id;
 
-	if (!thread) {
-		if (vcpu_id < 0)
-			return;
-		thread = new_thread(tracker, tid, vcpu_id);
-		backdate_switch_in(tracker, thread, cpu);
-	} else if (thread->ended) {
-		thread->ended = false;
-		vm_int64_table_insert(tracker->unmapped, tid, thread);
-	}
-	if (vcpu_id >= 0 && vcpu_id != thread->vcpu_id) {
-		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION, input->event.machine,
-			"Host thread %" PRId64 " ran vCPU %" PRId64 " and now "
-			"runs vCPU %" PRId64 ": the old vCPU's mode becomes "
-			"unknown and the new one is followed on this thread.",
-			tid, thread->vcpu_id, vcpu_id);
-		thread->vcpu_id = vcpu_id;
-	}
+	/* Without its number, the first entry of a thread says too little. */
+	if (!thread && transition->vcpu_id < 0)
+		return;
+	thread = vcpu_thread_of(tracker, tid, cpu);
+	set_vcpu_id(tracker, input, thread, transition->vcpu_id);
 	set_mode(input, thread, VM_VCPU_GUEST, cpu->cpu, -1, true);
 }
 
+/*
+ * Only vCPU threads exit a guest: a thread whose first kvm event is an
+ * exit is one, its number known at its next entry.
+ */
 static void exit_guest(struct vm_vcpu_tracker *tracker,
 		struct held_input *input, const struct machine_cpu *cpu,
 		int64_t tid, const struct vm_model_transition *transition)
 {
-	struct vcpu_thread *thread = find_thread(tracker, tid);
+	struct vcpu_thread *thread = vcpu_thread_of(tracker, tid, cpu);
 
-	/* Without an entry first, the vCPU number is not known yet. */
-	if (!thread || thread->ended)
-		return;
 	set_mode(input, thread, VM_VCPU_HYPERVISOR, cpu->cpu,
 		transition->exit_reason, false);
 }
@@ -167,6 +209,16 @@ static void warn_missing(struct vm_vcpu_tracker *tracker,
 		what, event->ts);
 }
 
+static void warn_second_host(struct vm_vcpu_tracker *tracker,
+		const struct vm_event *event)
+{
+	vcpu_warn(tracker, VM_VCPU_WARN_SECOND_HOST, event->machine,
+		"This machine has hypervisor events too (first at %" PRId64
+		" ns), but another machine had them first and is the host: "
+		"the vCPUs this machine runs are not analyzed. Analyze one "
+		"host at a time.", event->ts);
+}
+
 /* An input whose emitting thread (`tid`) is known. */
 static void process_with_thread(struct vm_vcpu_tracker *tracker,
 		struct held_input *input, const struct machine_cpu *cpu,
@@ -176,9 +228,14 @@ static void process_with_thread(struct vm_vcpu_tracker *tracker,
 	struct vm_model_transition transition;
 
 	learn(tracker, &input->event, tid);
-	if (!is_host(tracker, input->event.machine) || tid < 0)
+	if (tid < 0)
 		return;
 	model->cls->transition(model->data, &input->event, &transition);
+	if (!is_host(tracker, input->event.machine)) {
+		if (transition.kind != VM_MODEL_TRANSITION_NONE)
+			warn_second_host(tracker, &input->event);
+		return;
+	}
 	if (transition.fields_missing)
 		warn_missing(tracker, &input->event,
 			transition.kind == VM_MODEL_TRANSITION_ENTER_GUEST ?

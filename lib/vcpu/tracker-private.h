@@ -10,7 +10,7 @@
 /* A mode change computed at input time, reported when its input leaves. */
 struct pending_change {
 	int64_t tid;
-	int64_t vcpu_id;
+	int64_t vcpu_id;     /* -1: the thread's first_vcpu_id, known later */
 	enum vm_vcpu_mode mode;
 	int64_t pcpu;
 	int64_t exit_reason;
@@ -52,13 +52,23 @@ struct machine_cpu {
 /* A host thread that runs (or ran) a vCPU. */
 struct vcpu_thread {
 	int64_t tid;
+	/* -1 until the thread's first kvm entry tells it. */
 	int64_t vcpu_id;
+	/* The first vCPU number known: that of the changes recorded before. */
+	int64_t first_vcpu_id;
 	enum vm_vcpu_mode mode;
 	int64_t pcpu;
 	int64_t exit_reason;
 	bool ended;
 	/* vcpu_id of the last recorded change. */
 	int64_t recorded_vcpu_id;
+	/*
+	 * While the thread's VM is not known: the look-ahead holds the input
+	 * of its oldest change (seq) and everything after it.
+	 */
+	bool awaiting_vm;
+	uint64_t hold_from_seq;
+	int64_t awaiting_since_ts;
 
 	/* Release side: the identity this thread last reported. */
 	bool reported;
@@ -99,12 +109,17 @@ struct vm_vcpu_tracker {
 
 	/* Machines seen: GUINT_TO_POINTER(machine) set. */
 	GHashTable *machines;
-	bool gave_up_host;
+	/* Time of the first input with a time, INT64_MIN before. */
+	int64_t first_ts;
+	bool no_host_reported;
 	/* vm_int64_pair(kind, machine) set of the warnings given. */
 	GHashTable *warned;
 };
 
 /* warn.c */
+/* The machine's name for a message (g_free() it). */
+char *vcpu_machine_name(const struct vm_vcpu_tracker *tracker,
+		unsigned int machine);
 void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 		unsigned int machine, const char *format, ...) G_GNUC_PRINTF(4, 5);
 

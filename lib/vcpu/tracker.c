@@ -30,12 +30,14 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 	tracker->limits.window_ns = VM_VCPU_DEFAULT_WINDOW_NS;
 	tracker->limits.max_events = VM_VCPU_DEFAULT_MAX_EVENTS;
 	tracker->limits.switch_in_grace_ns = VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS;
+	tracker->limits.tentative_ns = VM_VCPU_DEFAULT_TENTATIVE_NS;
 	if (limits)
 		tracker->limits = *limits;
 	tracker->callbacks = *callbacks;
 	tracker->user = user;
 	tracker->held = g_queue_new();
 	tracker->newest_ts = INT64_MIN;
+	tracker->first_ts = INT64_MIN;
 	tracker->cpus = vm_int64_table_new(machine_cpu_free);
 	tracker->threads = vm_int64_table_new(g_free);
 	tracker->unmapped = vm_int64_table_new(NULL);
@@ -117,6 +119,8 @@ static struct held_input *hold(struct vm_vcpu_tracker *tracker,
 	input->cookie = cookie;
 	if (event && event->ts != VM_FIELD_MISSING && event->ts > tracker->newest_ts)
 		tracker->newest_ts = event->ts;
+	if (tracker->first_ts == INT64_MIN)
+		tracker->first_ts = tracker->newest_ts;
 	/* An input without time sits at the time of the newest one. */
 	input->ts = tracker->newest_ts;
 	if (event) {

@@ -10,8 +10,9 @@
  * VM a vCPU thread belongs to (a vmsync event, later), which thread a CPU
  * runs before its first sched_switch (that switch's prev_tid), whether a
  * thread switched in is a vCPU thread (its first kvm_entry). So the tracker
- * holds the input back, as (event, cookie) pairs, until those answers are
- * known or a limit (trace time, event count) is reached; then it calls back,
+ * holds the input back, as (event, cookie) pairs, from the oldest input an
+ * awaited answer governs, until those answers are known or a limit (trace
+ * time, event count) is reached; then it calls back,
  * in input order, release(cookie) for each input and mode_change() for each
  * mode change right after the input that caused it. A caller that forwards
  * its messages in release() and writes a vCPU state event in mode_change()
@@ -36,6 +37,7 @@ enum vm_vcpu_warning {
 	VM_VCPU_WARN_NO_VM,           /* a vCPU thread that no rule maps to a VM */
 	VM_VCPU_WARN_LOOKAHEAD_LIMIT, /* the look-ahead gave up waiting */
 	VM_VCPU_WARN_UNATTRIBUTED,    /* kvm events of a CPU whose thread is unknown */
+	VM_VCPU_WARN_SECOND_HOST,     /* hypervisor events on a machine not the host */
 };
 
 struct vm_vcpu_change {
@@ -57,6 +59,8 @@ struct vm_vcpu_callbacks {
 	/* Odd input, once per kind and machine; `message` says what to do. */
 	void (*warning)(void *user, enum vm_vcpu_warning kind,
 		unsigned int machine, const char *message);
+	/* The name of a machine, for messages; NULL: they show its index. */
+	const char *(*machine_name)(void *user, unsigned int machine);
 };
 
 struct vm_vcpu_limits {
@@ -69,12 +73,22 @@ struct vm_vcpu_limits {
 	 * switched in; other threads never do.
 	 */
 	int64_t switch_in_grace_ns;
+	/*
+	 * How long a guessed VM (a rule the model calls tentative) is checked
+	 * against later input before the guess is used.
+	 */
+	int64_t tentative_ns;
 };
 
-/* 1 s of trace time, one million inputs, 10 ms after a switch-in. */
+/*
+ * 1 s of trace time, 50,000 inputs, 1 ms after a switch-in, 10 ms for a
+ * guess. A held babeltrace2 event message costs about 2 KB: the event
+ * limit bounds the memory of the look-ahead to about 100 MB.
+ */
 #define VM_VCPU_DEFAULT_WINDOW_NS INT64_C(1000000000)
-#define VM_VCPU_DEFAULT_MAX_EVENTS UINT64_C(1000000)
-#define VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS INT64_C(10000000)
+#define VM_VCPU_DEFAULT_MAX_EVENTS UINT64_C(50000)
+#define VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS INT64_C(1000000)
+#define VM_VCPU_DEFAULT_TENTATIVE_NS INT64_C(10000000)
 
 struct vm_vcpu_tracker;
 

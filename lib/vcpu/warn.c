@@ -3,6 +3,15 @@
 #include "vcpu/tracker-private.h"
 #include "model/int64-key.h"
 
+char *vcpu_machine_name(const struct vm_vcpu_tracker *tracker,
+		unsigned int machine)
+{
+	if (tracker->callbacks.machine_name)
+		return g_strdup_printf("`%s`", tracker->callbacks.machine_name(
+			tracker->user, machine));
+	return g_strdup_printf("#%u", machine);
+}
+
 /*
  * A trace can repeat the same oddity millions of times: the user needs to
  * hear about it once per kind and machine, not once per event.

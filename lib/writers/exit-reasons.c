@@ -1,7 +1,9 @@
 /*
  * Names of hardware VM exit reasons, as Linux's kvm_exit tracepoint prints
  * them: VMX_EXIT_REASONS (arch/x86/include/uapi/asm/vmx.h) and
- * SVM_EXIT_REASONS (arch/x86/include/uapi/asm/svm.h), as of Linux 6.18.
+ * SVM_EXIT_REASONS (arch/x86/include/uapi/asm/svm.h), with the additions
+ * of recent kernels (TDX, immediate-form MSR exits, SVM bus lock and idle
+ * HLT).
  * The numbers are sparse (SVM goes up to 0x8000ffff), so the tables are
  * lists searched linearly: they are only looked up when a row is written.
  */

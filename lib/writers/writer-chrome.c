@@ -92,8 +92,11 @@ static void write_name_metadata(struct chrome_writer *cw, const char *kind,
 
 static struct chrome_machine *machine_of(struct chrome_writer *cw, const char *name)
 {
-	struct chrome_machine *m = g_hash_table_lookup(cw->machines, name);
+	struct chrome_machine *m;
 
+	if (!name)
+		name = "";
+	m = g_hash_table_lookup(cw->machines, name);
 	if (m)
 		return m;
 	m = g_new0(struct chrome_machine, 1);
@@ -124,8 +127,12 @@ static int64_t vcpu_track(struct chrome_writer *cw, struct chrome_machine *m,
 		int64_t vcpu)
 {
 	int64_t tid = VCPU_TRACK_BASE + vcpu;
-	char *name = g_strdup_printf("vCPU %" PRId64, vcpu);
+	char *name;
 
+	/* A vCPU's name never changes: skip formatting it for every event. */
+	if (g_hash_table_contains(m->track_names, &tid))
+		return tid;
+	name = g_strdup_printf("vCPU %" PRId64, vcpu);
 	name_track(cw, m, tid, name);
 	g_free(name);
 	return tid;

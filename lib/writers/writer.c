@@ -69,6 +69,9 @@ void vm_writer_init_base(struct vm_writer *w, const struct vm_writer_ops *ops,
 struct vm_writer *vm_writer_create(enum vm_writer_format format,
 		enum vm_writer_what what, FILE *out)
 {
+	/* The formats index their tables with `what`. */
+	if ((unsigned) what > VM_WRITER_EXITS || !out)
+		return NULL;
 	switch (format) {
 	case VM_WRITER_TEXT:
 		return vm_writer_text_new(what, out);

@@ -69,14 +69,14 @@ static const char *const *member_names(enum vm_event_kind kind)
 		"prev_state", "next_comm", "next_tid", NULL };
 	static const char *const wakeup[] = { "comm", "tid", "target_cpu", NULL };
 	static const char *const fork[] = { "parent_comm", "parent_tid",
-		"parent_pid", "child_comm", "child_tid", "child_pid" };
+		"parent_pid", "child_comm", "child_tid", "child_pid", NULL };
 	static const char *const exit[] = { "comm", "tid", NULL };
 	static const char *const statedump[] = { "tid", "pid", "ppid", "name", NULL };
 	static const char *const kvm_entry[] = { "vcpu_id", NULL };
 	static const char *const kvm_exit[] = { "exit_reason", "isa", NULL };
 	static const char *const vmsync[] = { "cnt", "vm_uid", NULL };
 	static const char *const vcpu_state[] = { "vm", "vcpu", "mode",
-		"host_tid", "pcpu", "exit_reason" };
+		"host_tid", "pcpu", "exit_reason", NULL };
 	static const char *const none[] = { NULL };
 
 	switch (kind) {

@@ -69,7 +69,7 @@ static bt_value_map_foreach_entry_const_func_status add_vm_pid(
 			"the host, a non-negative integer (e.g. `vm-pids={%s=1234}`).",
 			key, key);
 		context->ok = false;
-		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_INTERRUPT;
+		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 	}
 	g_hash_table_insert(context->vm_pids, g_strdup(key), vm_int64_box(pid));
 	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
@@ -108,7 +108,7 @@ static bt_value_map_foreach_entry_const_func_status check_key(
 	ERROR_CAUSE(context->self_comp, "Unknown parameter `%s`; filter.vm.state "
 		"accepts `model` and `vm-pids`.", key);
 	context->ok = false;
-	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_INTERRUPT;
+	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 }
 
 bool state_params_parse(bt_self_component *self_comp, const bt_value *values,

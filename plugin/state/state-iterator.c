@@ -28,6 +28,7 @@ struct state_iterator {
 	/* bt_message *, references owned, in output order. */
 	GQueue *output;
 	/* Clock of the last event released: the cause of the changes after it. */
+	const bt_trace *cause_trace;
 	const bt_clock_class *cause_clock_class;
 	uint64_t cause_value;
 	bool vm_pids_applied;
@@ -46,6 +47,9 @@ static void on_release(void *user, void *cookie)
 	const bt_message *msg = cookie;
 
 	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
+		it->cause_trace = bt_stream_borrow_trace_const(
+			bt_event_borrow_stream_const(
+				bt_message_event_borrow_event_const(msg)));
 		it->cause_clock_class =
 			bt_message_event_borrow_stream_class_default_clock_class_const(msg);
 		if (it->cause_clock_class)
@@ -71,7 +75,7 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 	}
 	if (!vcpu_stream_append_change(it->vcpu_stream, it->output, change,
 			state_machines_name(it->machines, change->vm),
-			it->cause_clock_class, it->cause_value))
+			it->cause_trace, it->cause_clock_class, it->cause_value))
 		it->failed = true;
 }
 
@@ -84,6 +88,13 @@ static void on_warning(void *user, enum vm_vcpu_warning kind,
 	state_log(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
 		"Machine `%s`: %s", state_machines_name(it->machines, machine),
 		message);
+}
+
+static const char *on_machine_name(void *user, unsigned int machine)
+{
+	struct state_iterator *it = user;
+
+	return state_machines_name(it->machines, machine);
 }
 
 static void discard_message(void *cookie)
@@ -114,6 +125,7 @@ static bool create_analysis(struct state_iterator *it)
 		.release = on_release,
 		.mode_change = on_change,
 		.warning = on_warning,
+		.machine_name = on_machine_name,
 	};
 	unsigned int machine;
 

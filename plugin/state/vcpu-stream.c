@@ -97,7 +97,22 @@ static bool create_event_class(struct vcpu_stream *stream)
 	return ok;
 }
 
-static bool create_ir(struct vcpu_stream *stream,
+/* Copies a string entry of the host trace's environment, if it has it. */
+static bool copy_env(bt_trace *trace, const bt_trace *host_trace,
+		const char *name)
+{
+	const bt_value *value =
+		bt_trace_borrow_environment_entry_value_by_name_const(host_trace,
+			name);
+
+	if (!value || !bt_value_is_string(value))
+		return true;
+	return bt_trace_set_environment_entry_string(trace, name,
+		bt_value_string_get(value)) ==
+		BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
+}
+
+static bool create_ir(struct vcpu_stream *stream, const bt_trace *host_trace,
 		const bt_clock_class *clock_class)
 {
 	bt_self_component *self_comp =
@@ -122,7 +137,9 @@ static bool create_ir(struct vcpu_stream *stream,
 		goto error;
 	stream->trace = bt_trace_create(stream->trace_class);
 	if (!stream->trace || bt_trace_set_name(stream->trace, "vm-state") !=
-			BT_TRACE_SET_NAME_STATUS_OK)
+			BT_TRACE_SET_NAME_STATUS_OK ||
+			!copy_env(stream->trace, host_trace, "hostname") ||
+			!copy_env(stream->trace, host_trace, "vm_machine"))
 		goto error;
 	stream->stream = bt_stream_create(stream->stream_class, stream->trace);
 	if (!stream->stream)
@@ -224,9 +241,10 @@ static bt_message *create_event(struct vcpu_stream *stream,
 
 bool vcpu_stream_append_change(struct vcpu_stream *stream, GQueue *out,
 		const struct vm_vcpu_change *change, const char *vm_name,
-		const bt_clock_class *clock_class, uint64_t value)
+		const bt_trace *host_trace, const bt_clock_class *clock_class,
+		uint64_t value)
 {
-	if (!stream->trace_class && !create_ir(stream, clock_class))
+	if (!stream->trace_class && !create_ir(stream, host_trace, clock_class))
 		return false;
 	if (!stream->begun && !begin(stream, out))
 		return false;

@@ -10,6 +10,9 @@
  * The stream class's default clock class is the upstream clock class of
  * the first host event that changes a vCPU mode (so a vCPU state event
  * carries the very clock value of the host event that caused it). The
+ * trace's environment has the host trace's `hostname` (and `vm_machine`,
+ * if any): with the same clock class, a copy written by sink.ctf.fs is
+ * part of the host machine when read again. The
  * stream has one packet, without clock snapshots, so that sink.ctf.fs can
  * write it: stream and packet beginnings come right before the first event,
  * their ends at the end of the input.
@@ -28,12 +31,13 @@ void vcpu_stream_destroy(struct vcpu_stream *stream);
 
 /*
  * Appends to `out` (bt_message *, references transferred) the messages of
- * one mode change caused by an event of `clock_class` whose clock value is
- * `value`. False, with an error cause, on failure.
+ * one mode change caused by an event of `host_trace` and `clock_class`
+ * whose clock value is `value`. False, with an error cause, on failure.
  */
 bool vcpu_stream_append_change(struct vcpu_stream *stream, GQueue *out,
 		const struct vm_vcpu_change *change, const char *vm_name,
-		const bt_clock_class *clock_class, uint64_t value);
+		const bt_trace *host_trace, const bt_clock_class *clock_class,
+		uint64_t value);
 
 /* Appends the packet and stream ends, if the stream began. */
 bool vcpu_stream_append_end(struct vcpu_stream *stream, GQueue *out);

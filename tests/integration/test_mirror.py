@@ -9,6 +9,7 @@ times in ns from origin must be exactly the upstream ones plus `offset-ns`.
 
 import os
 import re
+import subprocess
 import sys
 
 import vmtest
@@ -195,8 +196,91 @@ def check_unknown_clock():
     print("clock class without formula: error cause given")
 
 
+def seek_pass_main():
+    """In a child process: read the mirror's output, seek its beginning, read
+    it again; both passes must be the same (run by check_seek)."""
+    import bt2
+
+    sys.path.insert(0, KINDS_DIR)
+    import bt_plugin_vmtest_kinds as kinds
+
+    vmtest_plugin = bt2.find_plugins_in_path(MIRRORTEST_DIR)[0]
+    if vmtest_plugin.name != "vmtest":
+        vmtest_plugin = [p for p in bt2.find_plugins_in_path(MIRRORTEST_DIR)
+                         if p.name == "vmtest"][0]
+    passes = []
+
+    class Sink(bt2._UserSinkComponent):
+        def __init__(self, config, params, obj):
+            self._add_input_port("in")
+            self._lines = []
+
+        def _user_graph_is_configured(self):
+            self._it = self._create_message_iterator(self._input_ports["in"])
+
+        def _user_consume(self):
+            try:
+                msg = next(self._it)
+            except StopIteration:
+                passes.append(self._lines)
+                self._lines = []
+                if len(passes) == 2:
+                    raise bt2.Stop
+                if not self._it.can_seek_beginning():
+                    raise RuntimeError("the mirror cannot seek its beginning")
+                self._it.seek_beginning()
+                return
+            self._lines.append(describe(msg))
+
+    def describe(msg):
+        text = type(msg).__name__
+        try:
+            text += " %d" % msg.default_clock_snapshot.ns_from_origin
+        except (AttributeError, ValueError):
+            text += " no-time"  # no such snapshot for this message or stream
+        if hasattr(msg, "event"):
+            text += " %s %d %s" % (msg.event.name, msg.event.stream.addr,
+                                   msg.event.payload_field)
+        elif hasattr(msg, "stream"):
+            text += " %d" % msg.stream.addr
+        return text
+
+    graph = bt2.Graph()
+    src = graph.add_component(kinds._KindsSource, "src")
+    flt = graph.add_component(vmtest_plugin.filter_component_classes["mirror"],
+                              "mirror", params={"offset-ns": 5})
+    sink = graph.add_component(Sink, "sink")
+    graph.connect_ports(src.output_ports["out"], flt.input_ports["in"])
+    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
+    graph.run()
+    if len(passes) != 2 or not passes[0]:
+        raise RuntimeError("expected two passes, got %d" % len(passes))
+    if passes[0] != passes[1]:
+        for a, b in zip(passes[0], passes[1]):
+            if a != b:
+                raise RuntimeError("after seeking: %s\nbefore: %s" % (b, a))
+        raise RuntimeError("the second pass has %d messages, the first %d" % (
+            len(passes[1]), len(passes[0])))
+    print("%d messages, same after seeking the beginning" % len(passes[0]))
+
+
+def check_seek():
+    """Seeking the mirror's upstream to its beginning gives the same output
+    (same output streams, same times)."""
+    env = dict(os.environ)
+    if os.environ.get("VM_BT_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["VM_BT_PRELOAD"]
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--seek-pass"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=env)
+    if proc.returncode != 0:
+        vmtest.fail("seek check failed:\n" + proc.stdout + proc.stderr[-5000:])
+    print("seek: " + proc.stdout.strip())
+
+
 def main():
     check_kinds()
+    check_seek()
     check_negative_times()
     check_unknown_clock()
     # After the Python checks: they do not need ../shared.
@@ -205,5 +289,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--seek-pass"]:
+        seek_pass_main()
+    else:
+        main()
     sys.exit(0)

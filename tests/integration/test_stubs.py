@@ -33,10 +33,34 @@ EXPECTED_EVENT_COUNTS = {
     "halted-vcpu": 49,
     "one-qemu-kvm": 35,
     "one-qemu-kvm-x86": 35,
+    "old-lttng-packets": 49,
     "qemu-container": 40,
     "tcp-exchange": 24,
     "two-guests": 76,
     "two-vcpus": 70,
+}
+
+
+
+def drifting_guest_to_host(guest_cycles):
+    """Inverse of drifting-guest's true map g = h + floor(h / 20000)."""
+    host_cycles = guest_cycles * 20000 // 20001
+    while host_cycles + host_cycles // 20000 < guest_cycles:
+        host_cycles += 1
+    return host_cycles
+
+
+# Guest clock cycles -> host clock cycles of the same instant, for the VM
+# scenarios: guest events must fall in their vCPU's guest-mode periods.
+VM_SCENARIO_CLOCK_MAPS = {
+    "drifting-guest": drifting_guest_to_host,
+    "halted-vcpu": None,
+    "old-lttng-packets": None,
+    "one-qemu-kvm": None,
+    "one-qemu-kvm-x86": None,
+    "qemu-container": None,
+    "two-guests": None,
+    "two-vcpus": None,
 }
 
 STUB2CTF = os.path.join(vmtest.SOURCE_DIR, "tests", "tools", "stub2ctf")
@@ -51,11 +75,49 @@ def scenario_folders():
     return result
 
 
-def read_ctf(ctf_dir):
+class _Collector(bt2._UserSinkComponent):
+    """Keeps every message of each input port, port after port, in the list
+    given as obj; obj[0] is the number of input ports to make."""
+
+    def __init__(self, config, params, obj):
+        self._messages = obj
+        self._ports = [self._add_input_port("in%d" % i) for i in range(obj.pop())]
+
+    def _user_graph_is_configured(self):
+        self._iterators = [self._create_message_iterator(port) for port in self._ports]
+
+    def _user_consume(self):
+        while self._iterators:
+            try:
+                self._messages.append(next(self._iterators[0]))
+                return
+            except StopIteration:
+                self._iterators.pop(0)
+        raise bt2.Stop
+
+
+def unmuxed_messages(ctf_dir):
+    """Messages of src.ctf.fs, stream after stream, without babeltrace2's
+    muxer (it refuses traces whose packets overlap)."""
+    graph = bt2.Graph()
+    source = graph.add_component(bt2.find_plugin("ctf").source_component_classes["fs"],
+                                 "source", params={"inputs": [ctf_dir]})
+    ports = list(source.output_ports.values())
+    messages = [len(ports)]
+    sink = graph.add_component(_Collector, "sink", obj=messages)
+    for index, port in enumerate(ports):
+        graph.connect_ports(port, sink.input_ports["in%d" % index])
+    graph.run()
+    return messages
+
+
+def read_ctf(ctf_dir, muxed=True):
     """Streams of a CTF trace as read by src.ctf.fs: {cpu_id: info}."""
     streams = {}
     by_stream = {}
-    for msg in bt2.TraceCollectionMessageIterator(ctf_dir):
+    messages = bt2.TraceCollectionMessageIterator(ctf_dir) if muxed else \
+        unmuxed_messages(ctf_dir)
+    for msg in messages:
         if isinstance(msg, bt2._StreamBeginningMessageConst):
             info = {"stream": msg.stream, "events": [], "packets": []}
             by_stream[msg.stream.addr] = info
@@ -85,42 +147,6 @@ def read_ctf(ctf_dir):
             info["events"].append((event.name, cycles, int(event.packet.context_field["cpu_id"]),
                                    payload, event.payload_field))
     return streams
-
-
-class _Collector(bt2._UserSinkComponent):
-    """Keeps every message it receives, in order, in the list given as obj."""
-
-    def __init__(self, config, params, obj):
-        self._port = self._add_input_port("in")
-        self._messages = obj
-
-    def _user_graph_is_configured(self):
-        self._iterator = self._create_message_iterator(self._port)
-
-    def _user_consume(self):
-        self._messages.append(next(self._iterator))
-
-
-def read_single_stream(ctf_dir):
-    """Packets [begin, end] of a one-stream trace, straight from src.ctf.fs
-    (no muxer: it refuses overlapping packets)."""
-    messages = []
-    graph = bt2.Graph()
-    source = graph.add_component(bt2.find_plugin("ctf").source_component_classes["fs"],
-                                 "source", params={"inputs": [ctf_dir]})
-    sink = graph.add_component(_Collector, "sink", obj=messages)
-    ports = list(source.output_ports.values())
-    if len(ports) != 1:
-        vmtest.fail("%s: expected one stream, got %d" % (ctf_dir, len(ports)))
-    graph.connect_ports(ports[0], sink.input_ports["in"])
-    graph.run()
-    packets = []
-    for msg in messages:
-        if isinstance(msg, bt2._PacketBeginningMessageConst):
-            packets.append([msg.default_clock_snapshot.value, None])
-        elif isinstance(msg, bt2._PacketEndMessageConst):
-            packets[-1][1] = msg.default_clock_snapshot.value
-    return packets
 
 
 def check_field_types(where, stub, name, payload_field):
@@ -196,12 +222,22 @@ def check_stub(stub_path, out_dir=None):
     """Converts one stub and checks the trace; returns its event count."""
     where = os.path.relpath(stub_path, vmtest.SOURCE_DIR)
     stub = stubfile.parse(stub_path)
+    # The source alone, under VM_BT_WRAPPER (valgrind) or the sanitizers.
+    vmtest.babeltrace2(["run", "--component=stub:source.vmstub.stub",
+                        "--params=path=\"%s\"" % stub_path,
+                        "--component=dummy:sink.utils.dummy", "--connect=stub:dummy"],
+                       plugin_paths=[vmtest.STUBGEN_PLUGIN_DIR])
     ctf_dir = vmtest.stub_to_ctf(stub_path, out_dir)
-    text = vmtest.babeltrace2([ctf_dir], plugin_paths=[]).stdout
-    if len(text.splitlines()) != len(stub.events):
+    overlapping = stub.packet_end_overlap > 0 and len(stub.events) > stub.packet_size
+    proc = vmtest.babeltrace2([ctf_dir], plugin_paths=[], check=not overlapping)
+    if overlapping:
+        # Like real LTTng 2.1 traces: the stock muxer refuses them.
+        if proc.returncode == 0:
+            vmtest.fail("%s: babeltrace2 accepted overlapping packets" % where)
+    elif len(proc.stdout.splitlines()) != len(stub.events):
         vmtest.fail("%s: babeltrace2 printed %d lines for %d events" % (
-            where, len(text.splitlines()), len(stub.events)))
-    streams = read_ctf(ctf_dir)
+            where, len(proc.stdout.splitlines()), len(stub.events)))
+    streams = read_ctf(ctf_dir, muxed=not overlapping)
     if sorted(streams) != list(range(stub.cpus)):
         vmtest.fail("%s: streams of CPUs %s, expected 0..%d" % (
             where, sorted(streams), stub.cpus - 1))
@@ -225,6 +261,72 @@ def check_stub(stub_path, out_dir=None):
     return len(stub.events)
 
 
+def guest_mode_intervals(host):
+    """{(vm_uid, vcpu_id): [(entry ts, exit ts)]} of a host stub: when each
+    vCPU executed guest code, its VM known from the vmsync_gh_host events of
+    its host thread."""
+    current = {}
+    open_entry = {}
+    intervals = collections.defaultdict(list)
+    vm_of_thread = {}
+    for event in host.ordered_events():
+        tid = current.get(event.cpu)
+        if event.name == "sched_switch":
+            current[event.cpu] = event.fields["next_tid"]
+        elif event.name in ("kvm_entry", "kvm_x86_entry"):
+            open_entry[tid] = (event.ts, event.fields["vcpu_id"])
+        elif event.name in ("kvm_exit", "kvm_x86_exit") and tid in open_entry:
+            entry_ts, vcpu = open_entry.pop(tid)
+            intervals[(tid, vcpu)].append((entry_ts, event.ts))
+        elif event.name == "vmsync_gh_host":
+            vm_of_thread[tid] = event.fields["vm_uid"]
+    # Still in guest mode when the host trace ends.
+    for tid, (entry_ts, vcpu) in open_entry.items():
+        intervals[(tid, vcpu)].append((entry_ts, float("inf")))
+    return {(vm_of_thread.get(tid), vcpu): spans for (tid, vcpu), spans in intervals.items()}
+
+
+def check_physics(folder, to_host):
+    """Guest events only while their vCPU runs guest code, vmsync steps in
+    order; `to_host` maps guest clock cycles to host ones (None: same)."""
+    to_host = to_host or (lambda cycles: cycles)
+    stubs = [stubfile.parse(os.path.join(vmtest.STUB_DIR, folder, entry))
+             for entry in sorted(os.listdir(os.path.join(vmtest.STUB_DIR, folder)))
+             if entry.endswith(".stub")]
+    hosts = [stub for stub in stubs
+             if any(e.name in ("kvm_entry", "kvm_x86_entry") for e in stub.events)]
+    if len(hosts) != 1:
+        vmtest.fail("%s: expected one host, found %d" % (folder, len(hosts)))
+    host = hosts[0]
+    intervals = guest_mode_intervals(host)
+    host_times = {(e.name, e.fields.get("vm_uid"), e.fields.get("cnt")): e.ts
+                  for e in host.events if e.name.startswith("vmsync")}
+    for guest in stubs:
+        if guest is host:
+            continue
+        uids = {e.fields["vm_uid"] for e in guest.events if e.name.startswith("vmsync")}
+        if len(uids) != 1:
+            vmtest.fail("%s: %s has vm_uids %s" % (folder, guest.hostname, uids))
+        uid = uids.pop()
+        for event in guest.events:
+            spans = intervals.get((uid, event.cpu), [])
+            ts = to_host(event.ts)
+            if not any(begin < ts < end for begin, end in spans):
+                vmtest.fail("%s: %s line %d happens while vCPU %d is not in guest mode" % (
+                    folder, guest.hostname, event.line, event.cpu))
+            if event.name == "vmsync_gh_guest":
+                host_ts = host_times.get(("vmsync_gh_host", uid, event.fields["cnt"]))
+                ok = host_ts is not None and ts < host_ts
+            elif event.name == "vmsync_hg_guest":
+                host_ts = host_times.get(("vmsync_hg_host", uid, event.fields["cnt"]))
+                ok = host_ts is not None and host_ts < ts
+            else:
+                continue
+            if not ok:
+                vmtest.fail("%s: %s line %d: its host side is missing or out of order" % (
+                    folder, guest.hostname, event.line))
+
+
 def check_scenarios():
     folders = scenario_folders()
     if sorted(folders) != sorted(EXPECTED_EVENT_COUNTS):
@@ -238,17 +340,21 @@ def check_scenarios():
         if total != EXPECTED_EVENT_COUNTS[folder]:
             vmtest.fail("scenario %s has %d events, expected %d" % (
                 folder, total, EXPECTED_EVENT_COUNTS[folder]))
+        if folder in VM_SCENARIO_CLOCK_MAPS:
+            check_physics(folder, VM_SCENARIO_CLOCK_MAPS[folder])
         print("ok: %s (%d events)" % (folder, total))
 
 
 def source_message_times(stub_path):
-    """Clock values of the source's messages, in the order it emits them."""
+    """Clock values of the source's messages, in the order it emits them, and
+    its INFO log (which says whether the file was streamed or sorted)."""
     proc = vmtest.babeltrace2(
-        ["run", "--component=stub:source.vmstub.stub",
+        ["run", "--component=stub:source.vmstub.stub", "--log-level=INFO",
          "--params=path=\"%s\"" % stub_path,
          "--component=details:sink.text.details", "--params=with-metadata=no",
          "--connect=stub:details"], plugin_paths=[vmtest.STUBGEN_PLUGIN_DIR])
-    return [int(value) for value in re.findall(r"^\[(\d+) cycles", proc.stdout, re.M)]
+    times = [int(value) for value in re.findall(r"^\[(\d+) cycles", proc.stdout, re.M)]
+    return times, proc.stderr
 
 
 def write(tmp, name, text):
@@ -265,10 +371,12 @@ def check_order_and_sorting(tmp):
     ordered = write(tmp, "ordered.stub", "cpus 3\npacket-size 7\n" + "\n".join(lines) + "\n")
     by_cpu = sorted(lines, key=lambda line: -int(line.split()[1]))
     shuffled = write(tmp, "shuffled.stub", "cpus 3\npacket-size 7\n" + "\n".join(by_cpu) + "\n")
-    for path in (ordered, shuffled):
-        times = source_message_times(path)
+    for path, mode in ((ordered, "streamed"), (shuffled, "not time-ordered: loaded and sorted")):
+        times, log = source_message_times(path)
         if times != sorted(times) or len(times) < 150:
             vmtest.fail("%s: source messages not in time order: %s" % (path, times[:40]))
+        if "150 events on 3 CPU(s), " + mode not in log:
+            vmtest.fail("%s: expected the source to say `%s`:\n%s" % (path, mode, log))
         check_stub(path, path + "-ctf")
     print("ok: global order, streamed and sorted")
 
@@ -294,10 +402,13 @@ def check_directives(tmp):
         "3 1 empty  # a comment",
         ""]))
     check_stub(path, path + "-ctf")
+    # No event at all: still one stream with one (empty) packet, like LTTng.
+    check_stub(write(tmp, "empty.stub", "# nothing\n"), os.path.join(tmp, "empty-ctf"))
+    check_stub(write(tmp, "idle.stub", "cpus 3\n"), os.path.join(tmp, "idle-ctf"))
     # Old LTTng 2.1 packets: each full packet ends after the next one begins.
     path = write(tmp, "overlap.stub", "packet-size 2\npacket-end-overlap 1500\n" +
                  "".join("%d 0 kvm_entry\n" % ts for ts in range(1, 8)))
-    packets = read_single_stream(vmtest.stub_to_ctf(path, path + "-ctf"))
+    packets = read_ctf(vmtest.stub_to_ctf(path, path + "-ctf"), muxed=False)[0]["packets"]
     if len(packets) != 4 or any(packets[i][1] != packets[i + 1][0] + 1500
                                 for i in range(len(packets) - 1)):
         vmtest.fail("overlap.stub: packets %s do not overlap by 1500 ns" % packets)

@@ -1,11 +1,13 @@
-"""vm-workload: deterministic output, and a ground truth consistent with
-the events it wrote.
+"""vm-workload: deterministic output, clear refusals of bad options, and a
+ground truth consistent with the events it wrote.
 
-The truth is checked against a replay of the stub files (never the other
-way round): intervals well formed, exits matching the kvm_exit/kvm_entry
-pairs, every guest event inside a guest-mode period of its vCPU once mapped
-through the true time map; then, when the stub converter is built, the CTF
-traces hold exactly the counted events.
+The truth is checked against the stub files (never computed from them):
+intervals well formed, exits matching the kvm_exit/kvm_entry pairs, every
+guest event inside a guest-mode period of its vCPU once mapped through the
+true time map, messages no faster than the minimum latency, and an
+independent replay of SPEC.md's state rules giving the same threads and
+vCPU intervals; then, when the stub converter is built, the CTF traces hold
+exactly the counted events.
 """
 
 import csv
@@ -14,12 +16,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from fractions import Fraction
 
 import vmtest
 
 EVENTS = 50000
+LATENCY = 2000
 FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 THREAD_STATES = {"running", "hypervisor", "preempted", "vcpu-blocked", "runnable", "blocked"}
 ON_VCPU = {"running", "hypervisor", "preempted", "vcpu-blocked"}
@@ -32,11 +34,14 @@ HEADERS = {
     "counts.csv": "machine,event,count",
     "machines.csv": "machine,role,hostname,clock_uuid,vm_uid,qemu_pid",
 }
+EXTRA = {}  # output dir -> extra options it was generated with
 
 
 def generate(out, seed, extra=()):
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [vmtest.WORKLOAD, "--out", out, "--seed", str(seed), "--events", str(EVENTS)]
+    EXTRA[out] = tuple(extra)
+    cmd = [vmtest.WORKLOAD, "--out", out, "--seed", str(seed), "--events", str(EVENTS),
+           "--latency-ns", str(LATENCY)]
     proc = subprocess.run(cmd + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
     if proc.returncode != 0:
@@ -63,8 +68,10 @@ def read_csv(out, name):
 
 
 def read_stub(path):
-    """(header dict, list of (cycles, cpu, name, fields))"""
+    """(header dict, list of (cycles, cpu, name, fields)); the file must be
+    in time order, so that the converter can stream it."""
     header, events = {}, []
+    last = 0
     with open(path) as f:
         for line in f:
             line = line.split("#", 1)[0].strip() if line.startswith("#") else line.strip()
@@ -75,6 +82,9 @@ def read_stub(path):
                 header[key] = value
                 continue
             ts, cpu, name, rest = (line.split(" ", 3) + [""])[:4]
+            if int(ts) < last:
+                vmtest.fail("%s: %s goes back in time" % (path, line))
+            last = int(ts)
             fields = {k: v.strip('"') for k, v in FIELD.findall(rest)}
             events.append((int(ts), int(cpu), name, fields))
     return header, events
@@ -167,10 +177,10 @@ class HostReplay:
             vmtest.fail("kvm event at %d on CPU %d outside any vCPU thread" % (ts, cpu))
         if "vcpu_id" in f:
             self.vcpu_of_tid.setdefault(tid, int(f["vcpu_id"]))
-        if learning:
+        if learning or tid not in self.vcpu_of_tid:
+            # without any kvm_entry the analysis cannot tell a vCPU thread
             return
-        vcpu = self.vcpu_of_tid.get(tid)
-        key = (self.machine_of_tid[tid], vcpu)
+        key = (self.machine_of_tid[tid], self.vcpu_of_tid[tid])
         if name.endswith("exit"):
             self.kvm_exits += 1
             if key in self.open:
@@ -246,6 +256,199 @@ def check_guest_events(out, machine, slope, offset, vcpus, threads):
     return len(events)
 
 
+def runnable(prev_state):
+    """SPEC's rule: 0, or a single bit at or above 0x100, is runnable."""
+    return prev_state == 0 or (prev_state >= 0x100 and prev_state & (prev_state - 1) == 0)
+
+
+class StateReplay:
+    """An independent reading of SPEC's state rules over the merged
+    timeline (guest events mapped through the true time map), to compare
+    with the truth the simulator computed from its own state."""
+
+    def __init__(self, host, end):
+        self.host = host  # a HostReplay: tid -> machine, vcpu
+        self.end = end
+        self.vcpu_mode = {}  # (machine, vcpu) -> (mode, pcpu, reason)
+        self.vcpu_rows = {}  # (machine, vcpu) -> [(begin, value)]
+        self.on_vcpu = {}  # (machine, tid) -> vcpu or None
+        self.thread_state = {}  # (machine, tid) -> "runnable" / "blocked"
+        self.current = {}  # (machine, vcpu) -> tid
+        self.thread_rows = {}  # (machine, tid) -> [(begin, value)]
+
+    @staticmethod
+    def record(rows, t, value):
+        if rows and rows[-1][1] == value:
+            return
+        rows.append((t, value))
+
+    def thread_value(self, key):
+        vcpu = self.on_vcpu.get(key)
+        if vcpu is None:
+            return (self.thread_state[key], "", "")
+        mode, _, reason = self.vcpu_mode.get((key[0], vcpu), ("unknown", "", ""))
+        state = {"guest": "running", "unknown": "running", "hypervisor": "hypervisor",
+                 "preempted": "preempted", "blocked": "vcpu-blocked"}[mode]
+        return (state, str(vcpu), reason if mode == "hypervisor" else "")
+
+    def thread_changed(self, t, key):
+        self.record(self.thread_rows.setdefault(key, []), t, self.thread_value(key))
+
+    def set_mode(self, t, machine, vcpu, mode, pcpu, reason):
+        key = (machine, vcpu)
+        self.vcpu_mode[key] = (mode, pcpu, reason)
+        tid = self.host_tid_of[key]
+        self.record(self.vcpu_rows.setdefault(key, []), t,
+                    (mode, str(tid), pcpu, reason if mode == "hypervisor" else ""))
+        current = self.current.get(key)
+        if current and (machine, current) in self.thread_rows:
+            self.thread_changed(t, (machine, current))
+
+    def host_event(self, t, cpu, name, f):
+        replay = self.host
+        if name == "sched_switch":
+            for tid, switched_in in ((int(f["prev_tid"]), False), (int(f["next_tid"]), True)):
+                if tid not in replay.vcpu_of_tid:
+                    continue
+                machine, vcpu = replay.machine_of_tid[tid], replay.vcpu_of_tid[tid]
+                reason = self.vcpu_mode.get((machine, vcpu), ("", "", ""))[2]
+                if switched_in:
+                    self.set_mode(t, machine, vcpu, "hypervisor", str(cpu), reason)
+                else:
+                    mode = "preempted" if runnable(int(f["prev_state"])) else "blocked"
+                    self.set_mode(t, machine, vcpu, mode, "", reason)
+            self.host_current[cpu] = int(f["next_tid"])
+        elif name in ("kvm_entry", "kvm_x86_entry", "kvm_exit", "kvm_x86_exit"):
+            tid = self.host_current[cpu]
+            if tid not in replay.vcpu_of_tid:
+                return
+            machine, vcpu = replay.machine_of_tid[tid], replay.vcpu_of_tid[tid]
+            if name.endswith("exit"):
+                self.set_mode(t, machine, vcpu, "hypervisor", str(cpu), f["exit_reason"])
+            else:
+                self.set_mode(t, machine, vcpu, "guest", str(cpu), "")
+
+    def guest_event(self, t, machine, cpu, name, f):
+        if name == "sched_switch":
+            prev, nxt = int(f["prev_tid"]), int(f["next_tid"])
+            if prev:
+                self.on_vcpu[(machine, prev)] = None
+                self.thread_state[(machine, prev)] = (
+                    "runnable" if runnable(int(f["prev_state"])) else "blocked")
+                self.thread_changed(t, (machine, prev))
+            self.current[(machine, cpu)] = nxt
+            if nxt:
+                self.on_vcpu[(machine, nxt)] = cpu
+                self.thread_changed(t, (machine, nxt))
+        elif name in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
+            key = (machine, int(f["tid"]))
+            if self.on_vcpu.get(key) is None:
+                self.thread_state[key] = "runnable"
+                self.thread_changed(t, key)
+
+    def run(self, timeline, host_events):
+        self.host_tid_of = {(self.host.machine_of_tid[tid], v): tid
+                            for tid, v in self.host.vcpu_of_tid.items()}
+        self.host_current = {}
+        for _, cpu, name, f in host_events:
+            if name == "sched_switch" and cpu not in self.host_current:
+                self.host_current[cpu] = int(f["prev_tid"])
+        for t, machine, cpu, name, f in timeline:
+            if machine is None:
+                self.host_event(t, cpu, name, f)
+            else:
+                self.guest_event(t, machine, cpu, name, f)
+
+
+def compare_rows(what, truth_rows, replayed, end, value_of):
+    """Truth intervals against replayed (begin, value) changes, times +-1 ns."""
+    if len(truth_rows) != len(replayed):
+        vmtest.fail("%s: %d truth intervals, %d replayed:\n%s\n%s" % (
+            what, len(truth_rows), len(replayed), truth_rows[:5], replayed[:5]))
+    for row, (begin, value) in zip(truth_rows, replayed):
+        if value_of(row) != value or abs(int(row["begin_ns"]) - begin) > 1:
+            vmtest.fail("%s: truth %s, replay %s at %s" % (what, row, value, float(begin)))
+
+
+def check_states(out, machines, timemap, host_events, host_replay, threads, vcpus, end):
+    header, _ = read_stub(os.path.join(out, "host.stub"))
+    base = clock_offset(header)
+    timeline = [(base + ts, None, cpu, name, f) for ts, cpu, name, f in host_events]
+    for m in machines:
+        if m["role"] != "guest":
+            continue
+        slope, offset = timemap[m["machine"]]
+        gheader, events = read_stub(os.path.join(out, m["machine"] + ".stub"))
+        gbase = clock_offset(gheader)
+        timeline += [(true_time(gbase + ts, slope, offset), m["machine"], cpu, name, f)
+                     for ts, cpu, name, f in events]
+    # Events are 2 ns apart in true time and map back within 1 ns: sorting
+    # the mapped times gives the true order.
+    timeline.sort(key=lambda e: e[0])
+    tcp_received = check_messages(timeline, LATENCY)
+    replay = StateReplay(host_replay, end)
+    replay.run(timeline, host_events)
+    truth_threads = group(threads, "machine", "tid")
+    if {(m, int(t)) for m, t in truth_threads} != set(replay.thread_rows):
+        vmtest.fail("threads in truth and replay differ")
+    for (machine, tid), rows in truth_threads.items():
+        compare_rows("thread %s/%s" % (machine, tid), rows,
+                     replay.thread_rows[(machine, int(tid))], end,
+                     lambda r: (r["state"], r["vcpu"], r["reason"]))
+    truth_vcpus = group(vcpus, "machine", "vcpu")
+    if {(m, int(v)) for m, v in truth_vcpus} != set(replay.vcpu_rows):
+        vmtest.fail("vCPUs in truth and replay differ")
+    for (machine, vcpu), rows in truth_vcpus.items():
+        compare_rows("vcpu %s/%s" % (machine, vcpu), rows,
+                     replay.vcpu_rows.get((machine, int(vcpu)), []), end,
+                     lambda r: (r["mode"], r["host_tid"], r["pcpu"], r["reason"]))
+    return tcp_received
+
+
+SENDERS = {"inet_sock_local_out": "tcp", "vmsync_gh_guest": "vmsync", "vmsync_hg_host": "vmsync"}
+RECEIVERS = {"inet_sock_local_in": "tcp", "vmsync_gh_host": "vmsync", "vmsync_hg_guest": "vmsync"}
+
+
+def message_key(name, f):
+    kind = SENDERS.get(name) or RECEIVERS.get(name)
+    if kind == "tcp":
+        return (kind, f["seq"], f["ack_seq"], f["flags"])
+    return (kind, f["vm_uid"], f["cnt"])
+
+
+def check_messages(timeline, latency):
+    """Unique keys; every message received on another machine at least the
+    minimum latency after it was sent; vmsync in DESIGN-NOTES order."""
+    sent, received = {}, {}
+    for t, machine, _, name, f in timeline:
+        if name in SENDERS:
+            table = sent
+        elif name in RECEIVERS:
+            table = received
+        else:
+            continue
+        key = message_key(name, f)
+        if key in table:
+            vmtest.fail("message key %s used twice" % (key,))
+        table[key] = (t, machine or "host", name)
+    for key, (t, machine, name) in received.items():
+        if key not in sent:
+            vmtest.fail("%s %s received, never sent" % (name, key))
+        send_t, send_machine, _ = sent[key]
+        if send_machine == machine:
+            vmtest.fail("message %s sent and received on %s" % (key, machine))
+        if t - send_t < latency - 1:
+            vmtest.fail("message %s took %s ns, less than %d" % (key, float(t - send_t), latency))
+    vmsync = sorted(k for k in sent if k[0] == "vmsync")
+    for kind, uid, cnt in vmsync:
+        if int(cnt) % 2 == 0 and (kind, uid, str(int(cnt) + 1)) in sent:
+            if sent[(kind, uid, cnt)][0] >= sent[(kind, uid, str(int(cnt) + 1))][0]:
+                vmtest.fail("vmsync %s/%s: reply before request" % (uid, cnt))
+    if not vmsync:
+        vmtest.fail("no vmsync exchange")
+    return sum(1 for k in received if k[0] == "tcp")
+
+
 def appearing_tids(name, f):
     if name == "sched_switch":
         return [t for t in (int(f["prev_tid"]), int(f["next_tid"])) if t != 0]
@@ -270,7 +473,12 @@ def check_truth(out):
         vmtest.fail("empty truth")
     check_thread_rows(threads, end)
     check_vcpu_rows(vcpus, end)
-    check_exits(exits, HostReplay(host_events, machines))
+    host_replay = HostReplay(host_events, machines)
+    check_exits(exits, host_replay)
+    tcp_received = check_states(out, machines, timemap, host_events, host_replay, threads,
+                                vcpus, end)
+    if (tcp_received == 0) != ("--tcp-period-ms" in EXTRA.get(out, ())):
+        vmtest.fail("%d TCP segments received" % tcp_received)
     per_machine = {"host": len(host_events)}
     for m in machines:
         if m["role"] == "guest":
@@ -294,25 +502,52 @@ def check_ctf(out, counted):
         print("SKIP part: no stub converter plugin in %s (branch stubgen); "
               "CTF event counts not checked" % vmtest.STUBGEN_PLUGIN_DIR)
         return
+    traces = []
     for machine, expected in counted.items():
         ctf = vmtest.stub_to_ctf(os.path.join(out, machine + ".stub"),
                                  os.path.join(out, "ctf", machine))
-        proc = vmtest.babeltrace2([ctf, "--component=sink.utils.counter"],
-                                  plugin_paths=[], wrap=False)
-        match = re.search(r"^\s*(\d+)\s+events?\b", proc.stdout, re.MULTILINE)
-        total = int(match.group(1)) if match else None
-        if total is None:
-            lines = vmtest.babeltrace2([ctf], plugin_paths=[], wrap=False).stdout
-            total = lines.count("\n")
+        traces.append(ctf)
+        # plain babeltrace2 (text output): one line per event
+        total = vmtest.babeltrace2([ctf], plugin_paths=[], wrap=False).stdout.count("\n")
         if total != expected:
             vmtest.fail("%s: %d events in CTF, %d in counts.csv" % (machine, total, expected))
         print("%s: %d events in CTF, as counted" % (machine, total))
+    # All together, as LTTng traces babeltrace2 merges (by realtime offsets).
+    total = vmtest.babeltrace2(traces, plugin_paths=[], wrap=False).stdout.count("\n")
+    if total != sum(counted.values()):
+        vmtest.fail("%d events when read together, %d counted" % (total, sum(counted.values())))
+
+
+BAD_OPTIONS = [
+    ([], "--out"),
+    (["--host-cpus", "0"], "--host-cpus"),
+    (["--guests", "-1"], "--guests"),
+    (["--vcpus", "x"], "vcpus"),
+    (["--kvm-names", "new"], "--kvm-names"),
+    (["--drift-ppm", "99999999"], "--drift-ppm"),
+    (["--duration-ms", "0"], "--events"),
+    (["--no-such-option"], "no-such-option"),
+]
+
+
+def check_bad_options(base):
+    for args, named in BAD_OPTIONS:
+        out = [] if not args and named == "--out" else ["--out", os.path.join(base, "bad")]
+        proc = subprocess.run([vmtest.WORKLOAD] + out + args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+        if proc.returncode != 2 or named not in proc.stderr:
+            vmtest.fail("%s: exit %d (expected 2), stderr %r should name %s" % (
+                args, proc.returncode, proc.stderr, named))
+    if os.path.exists(os.path.join(base, "bad")):
+        vmtest.fail("bad options still wrote output")
 
 
 def main():
     if not os.path.exists(vmtest.WORKLOAD):
         vmtest.fail("no generator at " + vmtest.WORKLOAD)
     base = os.path.join(vmtest.WORK_DIR, "workload")
+    shutil.rmtree(base, ignore_errors=True)
+    check_bad_options(base)
     a, b, c = (os.path.join(base, n) for n in ("a", "b", "c"))
     generate(a, 7)
     generate(b, 7)
@@ -323,6 +558,12 @@ def main():
         vmtest.fail("another seed, same host trace")
     counted = check_truth(a)
     check_truth(c)
+    # More vCPUs than host CPUs (vCPUs waiting at the start, in unknown
+    # mode), the pre-2.7 kvm event names, no TCP.
+    d = os.path.join(base, "d")
+    generate(d, 9, ["--kvm-names", "old", "--host-cpus", "2", "--guests", "3",
+                    "--vcpus", "2", "--threads", "4", "--tcp-period-ms", "0"])
+    check_truth(d)
     check_ctf(a, counted)
     print("workload: deterministic, truth consistent with the traces")
 

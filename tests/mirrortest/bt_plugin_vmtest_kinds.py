@@ -136,8 +136,10 @@ def _fill_payload(payload, i):
     else:
         payload["opt"].has_field = False
     payload["bool_sel"] = i % 3 == 0
+    # Every option is set: babeltrace2 recycles event messages with their fields.
     if i % 3 == 0:
         payload["opt_bool"].value = i
+        payload["opt_bool_rev"].has_field = False
     else:
         payload["opt_bool"].has_field = False
         payload["opt_bool_rev"].value = "reversed"
@@ -181,7 +183,15 @@ def _fill_payload(payload, i):
 
 class _KindsIterator(bt2._UserMessageIterator):
     def __init__(self, config, output_port):
-        self._messages = list(output_port.user_data(self))
+        self._make_messages = output_port.user_data
+        self._messages = list(self._make_messages(self))
+
+    def _user_can_seek_beginning(self):
+        return True
+
+    def _user_seek_beginning(self):
+        # The same streams again, with new packets, as src.ctf.fs does.
+        self._messages = list(self._make_messages(self))
 
     def __next__(self):
         if not self._messages:

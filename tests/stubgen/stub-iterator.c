@@ -6,8 +6,9 @@
 
 #include "stub-source.h"
 
-#include <string.h>
+#include <inttypes.h>
 
+#include "stub-event-line.h"
 #include "stub-reader.h"
 
 #define ITER_ERROR(iter, ...) \
@@ -250,8 +251,15 @@ static bool close_full_packet_before(struct stub_iterator *iter, struct cpu_stre
 static bool push_event_line(struct stub_iterator *iter)
 {
 	const struct stub_header *header = &iter->source->scan.header;
-	struct cpu_stream *cpu = &g_array_index(iter->cpus, struct cpu_stream, iter->event.cpu);
+	struct cpu_stream *cpu;
 
+	/* The first pass checked this, unless the file changed since. */
+	if (iter->event.cpu >= iter->cpus->len) {
+		g_string_printf(iter->error, "%s: CPU %" PRIu64 " has no stream: the file "
+			"changed while being read?", iter->source->path, iter->event.cpu);
+		return false;
+	}
+	cpu = &g_array_index(iter->cpus, struct cpu_stream, iter->event.cpu);
 	if (!close_full_packet_before(iter, cpu, iter->event.ts)) {
 		return false;
 	}

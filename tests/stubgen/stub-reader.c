@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stub-file.h"
+#include "stub-event-line.h"
 
 struct sorted_line {
 	uint64_t ts;

@@ -5,9 +5,12 @@
 #include "stub-scan.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "stub-event-line.h"
 
 struct scan_state {
 	const char *path;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <glib.h>
 
-#include "stub-file.h"
+#include "stub-header.h"
 
 struct stub_scan {
 	struct stub_header header;

@@ -5,7 +5,7 @@
 
 #include "stub-source.h"
 
-#include <string.h>
+#include <inttypes.h>
 
 #define COMP_ERROR(self_comp, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT( \

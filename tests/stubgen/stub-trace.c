@@ -4,6 +4,7 @@
 
 #include "stub-trace.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 static bt_field_class *create_integer_class(bt_trace_class *trace_class,

@@ -11,7 +11,7 @@
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 
-#include "stub-file.h"
+#include "stub-header.h"
 
 struct stub_trace_classes {
 	bt_trace_class *trace_class;

@@ -34,6 +34,14 @@ static void on_warning(void *user, enum vm_vcpu_warning kind,
 	g_ptr_array_add(h->messages, g_strdup(message));
 }
 
+static const char *on_machine_name(void *user, unsigned int machine)
+{
+	static const char *const names[] = { "m0", "m1", "m2", "m3" };
+
+	(void) user;
+	return machine < G_N_ELEMENTS(names) ? names[machine] : "m?";
+}
+
 struct harness *harness_new(const struct vm_model_class *cls,
 		const struct vm_vcpu_limits *limits)
 {
@@ -41,6 +49,7 @@ struct harness *harness_new(const struct vm_model_class *cls,
 		.release = on_release,
 		.mode_change = on_change,
 		.warning = on_warning,
+		.machine_name = on_machine_name,
 	};
 	struct harness *h = g_new0(struct harness, 1);
 

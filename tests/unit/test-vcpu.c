@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test-vcpu-harness.h"
 #include "model/kvm.h"
@@ -303,6 +304,53 @@ START_TEST(thread_changes_vcpu_id)
 }
 END_TEST
 
+/*
+ * A thread reports the vm_uid of another guest: it now runs a vCPU of that
+ * VM; the vCPU of the first VM ends (unknown), with one warning naming both.
+ */
+START_TEST(thread_moves_to_another_vm)
+{
+	struct harness *h = harness_new(NULL, NULL);
+	const struct vm_event events[] = {
+		ev_vmsync(VM_EVENT_VMSYNC_GH_GUEST, GUEST1, 0, 0, 1, 11),
+		ev_vmsync(VM_EVENT_VMSYNC_GH_GUEST, GUEST2, 0, 0, 1, 22),
+		ev_switch(HOST, 1, 0, 10, S_RUNNING, 31),
+		ev_entry(HOST, 5, 0, 0),
+		ev_exit(HOST, 10, 0, 18),
+		ev_vmsync(VM_EVENT_VMSYNC_GH_HOST, HOST, 11, 0, 1, 11),
+		ev_entry(HOST, 15, 0, 0),
+		ev_exit(HOST, 20, 0, 18),
+		ev_vmsync(VM_EVENT_VMSYNC_GH_HOST, HOST, 21, 0, 1, 22),
+		ev_entry(HOST, 25, 0, 0),
+		ev_switch(GUEST1, 30, 0, 7, S_RUNNING, 8),
+	};
+	static const struct expected_interval vm1[] = {
+		{ "hypervisor", 1, 5, -1 },
+		{ "guest", 5, 10, -1 },
+		{ "hypervisor", 10, 15, 18 },
+		{ "guest", 15, 20, -1 },
+		{ "hypervisor", 20, 25, 18 },
+	};
+	static const struct expected_interval vm2[] = {
+		{ "guest", 25, 30, -1 },
+	};
+	guint i;
+	bool named = false;
+
+	add_machines(h, 3);
+	push_all(h, events, G_N_ELEMENTS(events));
+	harness_flush(h);
+	harness_check_intervals(h, GUEST1, 0, vm1, G_N_ELEMENTS(vm1));
+	harness_check_intervals(h, GUEST2, 0, vm2, G_N_ELEMENTS(vm2));
+	ck_assert_uint_eq(harness_warnings(h, VM_VCPU_WARN_MIGRATION, HOST), 1);
+	for (i = 0; i < h->messages->len; i++)
+		named |= strstr(g_ptr_array_index(h->messages, i), "`m1`") &&
+			strstr(g_ptr_array_index(h->messages, i), "`m2`");
+	ck_assert(named);
+	harness_free(h);
+}
+END_TEST
+
 /* The vCPU thread exits; a new thread of the same QEMU re-creates vCPU 0. */
 START_TEST(thread_exits_and_vcpu_recreated)
 {
@@ -406,6 +454,31 @@ START_TEST(single_guest_single_qemu)
 }
 END_TEST
 
+/* A guess (one guest, one QEMU) is used once nothing contradicted it for a while. */
+START_TEST(single_guest_guess_checked_briefly)
+{
+	const struct vm_vcpu_limits limits = { 1000000000, 1000000, 2, 5 };
+	struct harness *h = harness_new(NULL, &limits);
+	struct vm_event event;
+	int64_t ts;
+
+	add_machines(h, 2);
+	event = ev_switch(HOST, 1, 0, 10, S_RUNNING, 31);
+	harness_push(h, &event);
+	for (ts = 3; ts <= 30; ts += 3) {
+		event = ts % 2 ? ev_entry(HOST, ts, 0, 0) : ev_exit(HOST, ts, 0, 1);
+		harness_push(h, &event);
+	}
+	/* Held from t = 1 while the guess is young, released after t = 3 + 5. */
+	ck_assert_uint_ge(h->max_held, 3);
+	ck_assert_uint_le(vm_vcpu_tracker_held(h->tracker), 1);
+	ck_assert_uint_ge(h->changes->len, 8);
+	harness_flush(h);
+	ck_assert_uint_eq(h->warnings->len, 0);
+	harness_free(h);
+}
+END_TEST
+
 /* One guest but two QEMU processes with vCPU threads: no guessing. */
 START_TEST(single_guest_two_qemus_unmapped)
 {
@@ -454,6 +527,58 @@ START_TEST(events_before_first_switch)
 	harness_check_intervals(h, GUEST1, 0, vcpu0, G_N_ELEMENTS(vcpu0));
 	ck_assert_uint_eq(h->changes->len, 3);
 	ck_assert_int_eq(g_array_index(h->changes, struct vm_vcpu_change, 0).host_tid, 31);
+	harness_free(h);
+}
+END_TEST
+
+/*
+ * A thread whose first kvm event is an exit is a vCPU thread: its modes
+ * from then on are reported once its first entry tells its number.
+ */
+START_TEST(exit_before_first_entry)
+{
+	struct harness *h = harness_new(NULL, NULL);
+	const struct vm_event events[] = {
+		ev_switch(HOST, 1, 0, 10, S_RUNNING, 31),
+		ev_exit(HOST, 2, 0, 1),
+		ev_switch(HOST, 3, 0, 31, S_RUNNING, 10),
+		ev_switch(HOST, 6, 0, 10, S_RUNNING, 31),
+		ev_entry(HOST, 10, 0, 1),
+		ev_switch(GUEST1, 20, 0, 7, S_RUNNING, 8),
+	};
+	static const struct expected_interval vcpu1[] = {
+		{ "hypervisor", 1, 2, -1 },
+		{ "hypervisor", 2, 3, 1 },
+		{ "preempted", 3, 6, 1 },
+		{ "hypervisor", 6, 10, 1 },
+		{ "guest", 10, 20, -1 },
+	};
+
+	add_machines(h, 2);
+	push_all(h, events, G_N_ELEMENTS(events));
+	harness_flush(h);
+	harness_check_intervals(h, GUEST1, 1, vcpu1, G_N_ELEMENTS(vcpu1));
+	ck_assert_uint_eq(h->warnings->len, 0);
+	harness_free(h);
+}
+END_TEST
+
+/* A thread that exits a guest and never enters one has no vCPU number. */
+START_TEST(exit_without_entry)
+{
+	struct harness *h = harness_new(NULL, NULL);
+	const struct vm_event events[] = {
+		ev_switch(HOST, 1, 0, 10, S_RUNNING, 31),
+		ev_exit(HOST, 2, 0, 1),
+		ev_switch(HOST, 3, 0, 31, S_RUNNING, 10),
+		ev_switch(GUEST1, 20, 0, 7, S_RUNNING, 8),
+	};
+
+	add_machines(h, 2);
+	push_all(h, events, G_N_ELEMENTS(events));
+	harness_flush(h);
+	ck_assert_uint_eq(h->changes->len, 0);
+	ck_assert_uint_eq(harness_warnings(h, VM_VCPU_WARN_NO_VM, HOST), 1);
 	harness_free(h);
 }
 END_TEST
@@ -525,7 +650,7 @@ END_TEST
  */
 START_TEST(lookahead_time_limit)
 {
-	const struct vm_vcpu_limits limits = { 100, 1000000, 10 };
+	const struct vm_vcpu_limits limits = { 100, 1000000, 10, 10 };
 	struct harness *h = harness_new(NULL, &limits);
 	struct vm_event event;
 	int64_t ts;
@@ -549,7 +674,7 @@ END_TEST
 
 START_TEST(lookahead_event_limit)
 {
-	const struct vm_vcpu_limits limits = { INT64_MAX, 4, 10 };
+	const struct vm_vcpu_limits limits = { INT64_MAX, 4, 10, 10 };
 	struct harness *h = harness_new(NULL, &limits);
 	struct vm_event event;
 	int64_t ts;
@@ -568,10 +693,71 @@ START_TEST(lookahead_event_limit)
 }
 END_TEST
 
+/*
+ * The look-ahead holds only from the first input that what it waits for
+ * governs: here the switch-in of a vCPU thread whose VM is unknown.
+ */
+START_TEST(lookahead_holds_only_what_it_needs)
+{
+	const struct vm_vcpu_limits limits = { 1000000000, 1000000, 2, 2 };
+	struct harness *h = harness_new(NULL, &limits);
+	struct vm_event event;
+	int64_t ts;
+
+	add_machines(h, 3);
+	for (ts = 1; ts <= 5; ts++) {
+		event = ev_switch(GUEST1, ts, 0, 7, S_RUNNING, 8);
+		harness_push(h, &event);
+	}
+	event = ev_switch(HOST, 10, 0, 10, S_RUNNING, 31);
+	harness_push(h, &event);
+	event = ev_entry(HOST, 11, 0, 0);
+	harness_push(h, &event);
+	for (ts = 12; ts <= 20; ts++) {
+		event = ev_switch(GUEST1, ts, 0, 7, S_RUNNING, 8);
+		harness_push(h, &event);
+	}
+	/* The 5 guest events are out, the rest waits for the VM of thread 31. */
+	ck_assert_uint_eq(h->outputs->len, 5);
+	ck_assert_uint_eq(vm_vcpu_tracker_held(h->tracker), 11);
+	harness_flush(h);
+	ck_assert_uint_eq(harness_warnings(h, VM_VCPU_WARN_NO_VM, HOST), 1);
+	harness_free(h);
+}
+END_TEST
+
+/* A second machine with kvm events is not a host: warned once, ignored. */
+START_TEST(second_machine_with_kvm_events)
+{
+	struct harness *h = harness_new(NULL, NULL);
+	const struct vm_event events[] = {
+		ev_switch(HOST, 1, 0, 10, S_RUNNING, 31),
+		ev_entry(HOST, 5, 0, 0),
+		ev_switch(GUEST1, 6, 0, 7, S_RUNNING, 41),
+		ev_entry(GUEST1, 7, 0, 0),
+		ev_exit(GUEST1, 8, 0, 1),
+		ev_switch(GUEST1, 9, 0, 41, S_RUNNING, 7),
+	};
+	static const struct expected_interval vcpu0[] = {
+		{ "hypervisor", 1, 5, -1 },
+		{ "guest", 5, 9, -1 },
+	};
+
+	add_machines(h, 2);
+	push_all(h, events, G_N_ELEMENTS(events));
+	harness_flush(h);
+	harness_check_intervals(h, GUEST1, 0, vcpu0, G_N_ELEMENTS(vcpu0));
+	ck_assert_uint_eq(h->changes->len, 2);
+	ck_assert_uint_eq(harness_warnings(h, VM_VCPU_WARN_SECOND_HOST, GUEST1), 1);
+	ck_assert_uint_eq(h->warnings->len, 1);
+	harness_free(h);
+}
+END_TEST
+
 /* A guest alone: one warning, every input released, no mode invented. */
 START_TEST(guest_without_host)
 {
-	const struct vm_vcpu_limits limits = { 50, 1000000, 10 };
+	const struct vm_vcpu_limits limits = { 50, 1000000, 10, 10 };
 	struct harness *h = harness_new(NULL, &limits);
 	struct vm_event event;
 	int64_t ts;
@@ -605,18 +791,24 @@ int main(void)
 	tcase_add_test(mapping, two_vcpus_one_process);
 	tcase_add_test(mapping, single_guest_single_qemu);
 	tcase_add_test(mapping, single_guest_two_qemus_unmapped);
+	tcase_add_test(mapping, single_guest_guess_checked_briefly);
 	tcase_add_test(modes, halted_vcpu_is_blocked);
 	tcase_add_test(modes, preemption_marker_is_preempted);
 	tcase_add_test(modes, guest_events_first_invent_nothing);
 	tcase_add_test(modes, events_before_first_switch);
+	tcase_add_test(modes, exit_before_first_entry);
+	tcase_add_test(modes, exit_without_entry);
 	tcase_add_test(modes, non_event_inputs_keep_their_place);
 	tcase_add_test(odd, thread_changes_vcpu_id);
+	tcase_add_test(odd, thread_moves_to_another_vm);
 	tcase_add_test(odd, thread_exits_and_vcpu_recreated);
 	tcase_add_test(odd, vcpu_taken_over_by_new_thread);
 	tcase_add_test(odd, missing_fields);
 	tcase_add_test(odd, lookahead_time_limit);
 	tcase_add_test(odd, lookahead_event_limit);
+	tcase_add_test(odd, lookahead_holds_only_what_it_needs);
 	tcase_add_test(odd, guest_without_host);
+	tcase_add_test(odd, second_machine_with_kvm_events);
 	suite_add_tcase(s, mapping);
 	suite_add_tcase(s, modes);
 	suite_add_tcase(s, odd);

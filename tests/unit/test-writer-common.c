@@ -58,6 +58,51 @@ START_TEST(unknown_whats_rejected)
 }
 END_TEST
 
+START_TEST(create_rejects_bad_arguments)
+{
+	ck_assert_ptr_null(vm_writer_create(VM_WRITER_CSV, (enum vm_writer_what) 3, stdout));
+	ck_assert_ptr_null(vm_writer_create((enum vm_writer_format) 9, VM_WRITER_THREADS, stdout));
+	ck_assert_ptr_null(vm_writer_create(VM_WRITER_TEXT, VM_WRITER_THREADS, NULL));
+}
+END_TEST
+
+/* A record without machine name must not crash any format. */
+static void check_missing_names_tolerated(enum vm_writer_format format,
+		enum vm_writer_what what)
+{
+	const struct vm_thread_interval t = {
+		.tid = 1, .begin_ns = 0, .end_ns = 1, .vcpu = 0, .reason = -1,
+	};
+	const struct vm_vcpu_interval v = {
+		.vcpu = 0, .begin_ns = 0, .end_ns = 1, .host_tid = -1, .pcpu = -1,
+		.reason = -1,
+	};
+	const struct vm_exit_stat e = { .vcpu = 0, .reason = 12, .count = 1 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct vm_writer *w = vm_writer_create(format, what, out);
+
+	vm_writer_thread_interval(w, &t);
+	vm_writer_vcpu_interval(w, &v);
+	vm_writer_exit_stat(w, &e);
+	ck_assert(vm_writer_finish(w));
+	vm_writer_destroy(w);
+	fclose(out);
+	ck_assert_uint_gt(len, 0);
+	free(buf);
+}
+
+START_TEST(missing_names_tolerated)
+{
+	for (int f = VM_WRITER_TEXT; f <= VM_WRITER_CHROME; f++) {
+		for (int what = VM_WRITER_THREADS; what <= VM_WRITER_EXITS; what++)
+			check_missing_names_tolerated((enum vm_writer_format) f,
+				(enum vm_writer_what) what);
+	}
+}
+END_TEST
+
 START_TEST(vmx_exit_names)
 {
 	ck_assert_str_eq(vm_exit_reason_name(1, 0), "EXCEPTION_NMI");
@@ -167,6 +212,32 @@ START_TEST(full_disk_json)
 }
 END_TEST
 
+START_TEST(full_disk_chrome_and_text)
+{
+	check_full_disk_reported(VM_WRITER_CHROME, VM_WRITER_VCPUS);
+	check_full_disk_reported(VM_WRITER_CHROME, VM_WRITER_EXITS);
+	check_full_disk_reported(VM_WRITER_TEXT, VM_WRITER_THREADS);
+}
+END_TEST
+
+/* Finishing twice writes the trailer once. */
+START_TEST(finish_is_idempotent)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct vm_writer *w = vm_writer_create(VM_WRITER_CHROME, VM_WRITER_THREADS, out);
+
+	ck_assert(vm_writer_finish(w));
+	ck_assert(vm_writer_finish(w));
+	vm_writer_destroy(w);
+	fclose(out);
+	ck_assert_str_eq(buf, "{\"traceEvents\":[\n],\"displayTimeUnit\":\"ns\","
+		"\"otherData\":{\"ts_origin_unix_ns\":\"0\"}}\n");
+	free(buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("writer-common");
@@ -178,6 +249,8 @@ int main(void)
 	tcase_add_test(parsing, unknown_formats_rejected);
 	tcase_add_test(parsing, whats_parse);
 	tcase_add_test(parsing, unknown_whats_rejected);
+	tcase_add_test(parsing, create_rejects_bad_arguments);
+	tcase_add_test(parsing, missing_names_tolerated);
 	tcase_add_test(names, vmx_exit_names);
 	tcase_add_test(names, unknown_isa_is_vmx);
 	tcase_add_test(names, vmx_gaps_have_no_name);
@@ -185,6 +258,8 @@ int main(void)
 	tcase_add_test(names, svm_gaps_have_no_name);
 	tcase_add_test(errors, full_disk_csv);
 	tcase_add_test(errors, full_disk_json);
+	tcase_add_test(errors, full_disk_chrome_and_text);
+	tcase_add_test(errors, finish_is_idempotent);
 	suite_add_tcase(s, parsing);
 	suite_add_tcase(s, names);
 	suite_add_tcase(s, errors);

@@ -6,6 +6,8 @@
 
 #include "model.h"
 
+/* Returns the true time of a new event and moves the clock past it. */
+uint64_t wl_sim_stamp(wl_sim *sim);
 void wl_host_emit(wl_sim *sim, int cpu, const char *name, const char *fields_format, ...)
 	G_GNUC_PRINTF(4, 5);
 void wl_guest_emit(wl_sim *sim, wl_vcpu *vcpu, const char *name, const char *fields_format, ...)

@@ -1,9 +1,10 @@
 #include "guest-sched.h"
 
 #include "emit.h"
-#include "network.h"
+#include "guest-work.h"
 #include "truth.h"
 #include "vcpu.h"
+#include "vmsync.h"
 
 #define WAKE_FORMAT "comm=\"%s\" tid=%d prio=%d target_cpu=%d"
 
@@ -20,13 +21,6 @@ typedef enum {
 static wl_vcpu *vcpu_at(wl_guest *guest, int id)
 {
 	return g_ptr_array_index(guest->vcpus, id);
-}
-
-/* A vmsync exchange uses per-vCPU state: one at a time per vCPU. */
-static bool work_allowed(const wl_vcpu *vcpu)
-{
-	return !vcpu->hg_host_pending && !vcpu->hg_guest_pending && !vcpu->gh_host_pending &&
-	       !vcpu->vmsync_exit_pending;
 }
 
 /* The earliest due guest action, by priority among equal times. */
@@ -50,7 +44,8 @@ static guest_action next_action(wl_vcpu *vcpu, uint64_t *when)
 	CONSIDER(!guest->statedump_done, 0, ACT_STATEDUMP);
 	CONSIDER(vcpu->hg_guest_pending, vcpu->hg_guest_due_ns, ACT_HG_GUEST);
 	CONSIDER(!g_queue_is_empty(&vcpu->pending_wakes), 0, ACT_DELIVER_WAKE);
-	CONSIDER(!g_queue_is_empty(&guest->work) && work_allowed(vcpu), 0, ACT_WORK);
+	/* a vmsync exchange uses per-vCPU state: one at a time per vCPU */
+	CONSIDER(!g_queue_is_empty(&guest->work) && wl_vmsync_idle(vcpu), 0, ACT_WORK);
 	CONSIDER(!vcpu->current && !g_queue_is_empty(&vcpu->runq), 0, ACT_SWITCH_FROM_IDLE);
 	CONSIDER(true, vcpu->burst_end_ns, ACT_BURST_END);
 #undef CONSIDER
@@ -71,7 +66,7 @@ uint64_t wl_guest_burst_ns(wl_sim *sim, const wl_guest_thread *thread)
 	/* The idle loop runs a moment before the guest halts the vCPU. */
 	if (!thread)
 		return wl_rng_range(&sim->rng, 1000, 3000);
-	return wl_rng_range(&sim->rng, 20000, 2000000);
+	return wl_rng_range(&sim->rng, 10000, 800000);
 }
 
 static void guest_switch(wl_sim *sim, wl_vcpu *vcpu, int64_t prev_state)
@@ -131,6 +126,8 @@ static wl_guest_thread *new_thread(wl_guest *guest, const wl_guest_thread *paren
 	child->wake_ns = NEVER;
 	wl_truth_track_init(&child->track);
 	g_ptr_array_add(guest->threads, child);
+	guest->live_threads++;
+	guest->max_forks--;
 	return child;
 }
 
@@ -155,8 +152,9 @@ static void thread_burst_end(wl_sim *sim, wl_vcpu *vcpu)
 	if (thread->forked && wl_rng_chance(&sim->rng, 15)) {
 		wl_guest_emit(sim, vcpu, "sched_process_exit", "comm=\"%s\" tid=%d prio=%d",
 			      thread->comm, thread->tid, KERNEL_PRIO);
+		guest->live_threads--;
 		guest_switch(sim, vcpu, PREV_ZOMBIE);
-	} else if ((int)guest->threads->len < guest->max_threads &&
+	} else if (guest->live_threads < guest->max_threads && guest->max_forks > 0 &&
 		   wl_rng_chance(&sim->rng, 20)) {
 		fork_thread(sim, vcpu);
 	} else if (wl_rng_chance(&sim->rng, 550)) {
@@ -211,13 +209,6 @@ static void statedump(wl_sim *sim, wl_vcpu *vcpu)
 	guest->statedump_done = true;
 }
 
-static void hg_guest(wl_sim *sim, wl_vcpu *vcpu)
-{
-	wl_guest_emit(sim, vcpu, "vmsync_hg_guest", "cnt=%u vm_uid=%" G_GUINT64_FORMAT,
-		      vcpu->vmsync_cnt + 1, vcpu->guest->vm_uid);
-	vcpu->hg_guest_pending = false;
-}
-
 void wl_guest_step(wl_sim *sim, wl_vcpu *vcpu)
 {
 	uint64_t when;
@@ -227,13 +218,13 @@ void wl_guest_step(wl_sim *sim, wl_vcpu *vcpu)
 		statedump(sim, vcpu);
 		break;
 	case ACT_HG_GUEST:
-		hg_guest(sim, vcpu);
+		wl_vmsync_receive_reply(sim, vcpu);
 		break;
 	case ACT_DELIVER_WAKE:
 		wake_onto(sim, vcpu, g_queue_pop_head(&vcpu->pending_wakes), vcpu, false);
 		break;
 	case ACT_WORK:
-		wl_work_run(sim, vcpu, g_queue_pop_head(&vcpu->guest->work));
+		wl_work_run_next(sim, vcpu);
 		break;
 	case ACT_SWITCH_FROM_IDLE:
 		guest_switch(sim, vcpu, PREV_RUNNABLE);
@@ -312,21 +303,4 @@ bool wl_guest_needs_vcpu(const wl_vcpu *vcpu)
 	return vcpu->current || !g_queue_is_empty((GQueue *)&vcpu->runq) ||
 	       !g_queue_is_empty((GQueue *)&vcpu->pending_wakes) ||
 	       !g_queue_is_empty(&vcpu->guest->work) || vcpu->hg_guest_pending;
-}
-
-void wl_guest_push_work(wl_sim *sim, wl_guest *guest, gpointer work)
-{
-	g_queue_push_tail(&guest->work, work);
-	for (guint i = 0; i < guest->vcpus->len; i++)
-		if (vcpu_at(guest, (int)i)->mode == MODE_GUEST)
-			return;
-	/* The device interrupt wakes a halted vCPU. */
-	for (guint i = 0; i < guest->vcpus->len; i++) {
-		wl_vcpu *vcpu = vcpu_at(guest, (int)i);
-
-		if (vcpu->halted) {
-			wl_vcpu_kick(sim, vcpu);
-			return;
-		}
-	}
 }

@@ -16,8 +16,6 @@ void wl_guest_entered(wl_sim *sim, wl_vcpu *vcpu);
 void wl_guest_exited(wl_sim *sim, wl_vcpu *vcpu);
 /* Whether the guest would run on this vCPU rather than halt it. */
 bool wl_guest_needs_vcpu(const wl_vcpu *vcpu);
-/* Queues work that any vCPU of the guest does once in guest mode. */
-void wl_guest_push_work(wl_sim *sim, wl_guest *guest, gpointer work);
 /* A fresh CPU burst for a thread (or the idle loop, thread NULL). */
 uint64_t wl_guest_burst_ns(wl_sim *sim, const wl_guest_thread *thread);
 

@@ -20,6 +20,9 @@ static wl_host_cpu *wake_target(wl_sim *sim, const wl_host_thread *thread)
 {
 	guint count = sim->cpus->len;
 
+	if (thread->pinned_cpu >= 0)
+		return cpu_at(sim, thread->pinned_cpu);
+
 	for (guint i = 0; i < count; i++) {
 		wl_host_cpu *cpu = cpu_at(sim, (int)((thread->cpu + i) % count));
 
@@ -48,7 +51,7 @@ void wl_host_wake(wl_sim *sim, wl_host_thread *thread)
 
 	if (was_idle)
 		resched = sim->now + wl_rng_range(&sim->rng, 1000, 5000);
-	else if (wl_rng_chance(&sim->rng, 350))
+	else if (thread->pinned_cpu >= 0 || wl_rng_chance(&sim->rng, 350))
 		/* wake-up preemption: the woken thread gets the CPU soon */
 		resched = sim->now + wl_rng_range(&sim->rng, 500, 3000);
 	cpu->resched_ns = MIN(cpu->resched_ns, resched);
@@ -75,6 +78,7 @@ void wl_host_switch(wl_sim *sim, wl_host_cpu *cpu, int64_t prev_state)
 	next->state = RUN_RUNNING;
 	next->cpu = cpu->id;
 	cpu->current = next;
+	cpu->switched = true;
 	cpu->resched_ns = NEVER;
 	cpu->slice_end_ns = sim->now + wl_rng_range(&sim->rng, 1000000, 4000000);
 	cpu->burst_end_ns = sim->now + ordinary_burst_ns(sim);

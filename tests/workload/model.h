@@ -50,6 +50,7 @@ typedef struct wl_host_thread {
 	wl_host_kind kind;
 	wl_run_state state;
 	int cpu; /* running on, queued on, or last ran on */
+	int pinned_cpu; /* per-CPU kernel thread: its CPU, else -1 */
 	uint64_t wake_ns; /* timer wake-up when blocked, NEVER if none */
 	struct wl_vcpu *vcpu; /* HOST_VCPU only */
 } wl_host_thread;
@@ -62,6 +63,7 @@ typedef struct wl_host_cpu {
 	uint64_t slice_end_ns; /* current may be preempted after this */
 	uint64_t resched_ns; /* a wake-up asked to reschedule at this time */
 	uint64_t burst_end_ns; /* ordinary thread: end of its CPU burst */
+	bool switched; /* wrote a sched_switch: its current thread is known */
 } wl_host_cpu;
 
 typedef struct wl_exit_stat {
@@ -87,6 +89,7 @@ typedef struct wl_vcpu {
 	wl_host_thread *thread;
 	wl_mode mode;
 	bool known; /* a host event of its thread was seen: truth has a mode */
+	bool entered; /* a kvm_entry (which names the vCPU) was written */
 	int reason; /* exit reason while no kvm_entry followed, else -1 */
 	bool halted; /* blocked on the host after a HLT exit */
 
@@ -95,11 +98,12 @@ typedef struct wl_vcpu {
 	uint32_t forced_reason;
 	/* hypervisor mode: when the exit is handled */
 	uint64_t hyp_end_ns;
+	uint64_t resched_after_ns; /* KVM notices a pending reschedule then */
 	bool block_after_exit;
 	uint64_t exit_begin_ns;
 	bool exit_open; /* a kvm_exit was written and no kvm_entry yet */
 
-	/* vmsync exchange in progress: see network.c */
+	/* vmsync exchange in progress: see vmsync.h */
 	bool vmsync_exit_pending;
 	uint32_t vmsync_cnt;
 	uint64_t vmsync_gh_guest_ns;
@@ -136,7 +140,9 @@ typedef struct wl_guest {
 	uint64_t next_vmsync_ns;
 	uint32_t vmsync_cnt;
 	int next_tid;
-	int max_threads;
+	int live_threads; /* not exited */
+	int max_threads; /* live at once */
+	int max_forks; /* in the whole run: bounds the thread list */
 } wl_guest;
 
 typedef struct wl_sim {
@@ -151,14 +157,11 @@ typedef struct wl_sim {
 	GPtrArray *cpus; /* of wl_host_cpu */
 	GPtrArray *host_threads; /* of wl_host_thread */
 	GPtrArray *guests; /* of wl_guest */
-	GPtrArray *flows; /* of wl_flow (network.h) */
+	GPtrArray *flows; /* of wl_flow (tcp.h) */
 	GHashTable *tcp_keys; /* (seq << 32 | ack_seq) already used */
 	int next_host_tid;
 	const char *kvm_entry_name;
 	const char *kvm_exit_name;
 } wl_sim;
-
-/* Returns the time of a new event and moves the clock past it. */
-uint64_t wl_sim_stamp(wl_sim *sim);
 
 #endif

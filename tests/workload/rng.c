@@ -1,5 +1,7 @@
 #include "rng.h"
 
+#include <glib.h>
+
 static uint64_t splitmix64(uint64_t *state)
 {
 	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
@@ -51,4 +53,15 @@ uint64_t wl_rng_range(wl_rng *rng, uint64_t lo, uint64_t hi)
 bool wl_rng_chance(wl_rng *rng, unsigned permille)
 {
 	return wl_rng_next(rng) % 1000 < permille;
+}
+
+void wl_rng_uuid(wl_rng *rng, char *out, size_t size)
+{
+	uint64_t a = wl_rng_next(rng);
+	uint64_t b = wl_rng_next(rng);
+
+	/* a version 4 (random) UUID */
+	g_snprintf(out, size, "%08x-%04x-4%03x-%04x-%012" G_GINT64_MODIFIER "x",
+		   (unsigned)(a >> 32), (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff,
+		   (unsigned)((b >> 48) & 0x3fff) | 0x8000, (guint64)(b & UINT64_C(0xffffffffffff)));
 }

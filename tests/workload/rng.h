@@ -6,6 +6,7 @@
 #define VM_WORKLOAD_RNG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct wl_rng {
@@ -18,5 +19,7 @@ uint64_t wl_rng_next(wl_rng *rng);
 uint64_t wl_rng_range(wl_rng *rng, uint64_t lo, uint64_t hi);
 /* True with probability permille / 1000. */
 bool wl_rng_chance(wl_rng *rng, unsigned permille);
+/* A random UUID, xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, in OUT. */
+void wl_rng_uuid(wl_rng *rng, char *out, size_t size);
 
 #endif

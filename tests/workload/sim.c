@@ -2,15 +2,16 @@
 
 #include "guest-sched.h"
 #include "host-sched.h"
-#include "network.h"
+#include "tcp.h"
 #include "truth.h"
+#include "vmsync.h"
 
 /* How long the trace goes on quietly after the simulation stops, so the
  * last event is the host's, well after any guest event, whatever the
  * accuracy of a clock synchronization. */
 #define QUIET_TAIL_NS 100000
 
-typedef enum { NEXT_NONE, NEXT_CPU, NEXT_HOST_TIMER, NEXT_GUEST_TIMER, NEXT_NETWORK } next_kind;
+typedef enum { NEXT_NONE, NEXT_CPU, NEXT_HOST_TIMER, NEXT_GUEST_TIMER, NEXT_TCP, NEXT_VMSYNC } next_kind;
 
 typedef struct next_step {
 	next_kind kind;
@@ -56,12 +57,28 @@ static next_step earliest(wl_sim *sim)
 			consider(&best, NEXT_HOST_TIMER, thread->wake_ns, thread, NULL);
 	}
 	consider_guest_timers(sim, &best);
-	consider(&best, NEXT_NETWORK, wl_network_next_ns(sim), NULL, NULL);
+	consider(&best, NEXT_TCP, wl_tcp_next_ns(sim), NULL, NULL);
+
+	wl_guest *vmsync_guest;
+	uint64_t vmsync_ns = wl_vmsync_next_ns(sim, &vmsync_guest);
+
+	consider(&best, NEXT_VMSYNC, vmsync_ns, NULL, vmsync_guest);
 	return best;
+}
+
+static bool every_cpu_switched(const wl_sim *sim)
+{
+	for (guint i = 0; i < sim->cpus->len; i++)
+		if (!((const wl_host_cpu *)g_ptr_array_index(sim->cpus, i))->switched)
+			return false;
+	return true;
 }
 
 static bool budget_used(const wl_sim *sim, uint64_t when)
 {
+	/* Events of a CPU that never switches cannot be given to a thread. */
+	if (!every_cpu_switched(sim))
+		return false;
 	if (sim->opt.duration_ns && when >= sim->start_ns + sim->opt.duration_ns)
 		return true;
 	return sim->opt.events && sim->events >= sim->opt.events;
@@ -85,8 +102,11 @@ void wl_sim_run(wl_sim *sim)
 		case NEXT_GUEST_TIMER:
 			wl_guest_timer(sim, step.guest, step.what);
 			break;
-		case NEXT_NETWORK:
-			wl_network_step(sim);
+		case NEXT_TCP:
+			wl_tcp_step(sim);
+			break;
+		case NEXT_VMSYNC:
+			wl_vmsync_due(sim, step.guest);
 			break;
 		case NEXT_NONE:
 			return;
@@ -97,7 +117,7 @@ void wl_sim_run(wl_sim *sim)
 void wl_sim_finish(wl_sim *sim)
 {
 	sim->now += QUIET_TAIL_NS;
-	wl_network_final_send(sim);
+	wl_tcp_final_send(sim);
 
 	uint64_t end = sim->last_event_ns;
 

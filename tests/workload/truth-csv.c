@@ -4,6 +4,8 @@
 #include <float.h>
 #include <string.h>
 
+#include "truth.h"
+
 static const char *const thread_state_names[] = {
 	[TS_RUNNING] = "running", [TS_HYPERVISOR] = "hypervisor",
 	[TS_PREEMPTED] = "preempted", [TS_VCPU_BLOCKED] = "vcpu-blocked",
@@ -98,10 +100,11 @@ static void threads_body(wl_sim *sim, FILE *file)
 
 		for (guint i = 0; i < guest->threads->len; i++) {
 			const wl_guest_thread *thread = g_ptr_array_index(guest->threads, i);
+			GArray *intervals = wl_truth_thread_intervals(guest, thread);
 
-			for (guint k = 0; k < thread->track.closed->len; k++) {
+			for (guint k = 0; k < intervals->len; k++) {
 				const wl_truth_interval *it =
-					&g_array_index(thread->track.closed, wl_truth_interval, k);
+					&g_array_index(intervals, wl_truth_interval, k);
 
 				fprintf(file, "%s,%d,%s,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",",
 					guest->name, thread->tid, thread->comm,
@@ -109,6 +112,7 @@ static void threads_body(wl_sim *sim, FILE *file)
 				put_optional(file, it->value.vcpu, ",");
 				put_optional(file, it->value.reason, "\n");
 			}
+			g_array_unref(intervals);
 		}
 	}
 }
@@ -121,6 +125,8 @@ static void vcpus_body(wl_sim *sim, FILE *file)
 		for (guint v = 0; v < guest->vcpus->len; v++) {
 			const wl_vcpu *vcpu = g_ptr_array_index(guest->vcpus, v);
 
+			if (!wl_truth_vcpu_identified(vcpu))
+				continue;
 			for (guint k = 0; k < vcpu->track.closed->len; k++) {
 				const wl_truth_interval *it =
 					&g_array_index(vcpu->track.closed, wl_truth_interval, k);

@@ -14,7 +14,7 @@ void wl_truth_track_clear(wl_truth_track *track)
 	track->is_open = false;
 }
 
-static bool same_value(const wl_truth_value *a, const wl_truth_value *b)
+bool wl_truth_value_equal(const wl_truth_value *a, const wl_truth_value *b)
 {
 	return a->state == b->state && a->vcpu == b->vcpu && a->reason == b->reason &&
 	       a->host_tid == b->host_tid && a->pcpu == b->pcpu;
@@ -23,7 +23,7 @@ static bool same_value(const wl_truth_value *a, const wl_truth_value *b)
 void wl_truth_track_set(wl_truth_track *track, uint64_t now, const wl_truth_value *value)
 {
 	if (track->is_open) {
-		if (same_value(&track->open.value, value))
+		if (wl_truth_value_equal(&track->open.value, value))
 			return;
 		/* Every event of the run has its own nanosecond, so a change
 		 * never lands on the instant the open interval began. */

@@ -29,6 +29,7 @@ typedef struct wl_truth_track {
 	bool is_open;
 } wl_truth_track;
 
+bool wl_truth_value_equal(const wl_truth_value *a, const wl_truth_value *b);
 void wl_truth_track_init(wl_truth_track *track);
 void wl_truth_track_clear(wl_truth_track *track);
 /* From NOW on the value is VALUE (a no-op when it already is). */

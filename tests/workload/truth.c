@@ -87,3 +87,41 @@ void wl_truth_exit_done(wl_vcpu *vcpu, int reason, uint64_t duration_ns)
 	stat->count++;
 	stat->total_ns += duration_ns;
 }
+
+bool wl_truth_vcpu_identified(const wl_vcpu *vcpu)
+{
+	return vcpu->entered;
+}
+
+static wl_truth_value seen_value(const wl_guest *guest, wl_truth_value value)
+{
+	if (value.vcpu >= 0 &&
+	    !wl_truth_vcpu_identified(g_ptr_array_index(guest->vcpus, value.vcpu))) {
+		value.state = TS_RUNNING;
+		value.reason = -1;
+	}
+	return value;
+}
+
+GArray *wl_truth_thread_intervals(const wl_guest *guest, const wl_guest_thread *thread)
+{
+	GArray *closed = thread->track.closed;
+	GArray *result = g_array_sized_new(FALSE, FALSE, sizeof(wl_truth_interval), closed->len);
+
+	for (guint i = 0; i < closed->len; i++) {
+		wl_truth_interval interval = g_array_index(closed, wl_truth_interval, i);
+
+		interval.value = seen_value(guest, interval.value);
+		if (result->len > 0) {
+			wl_truth_interval *last =
+				&g_array_index(result, wl_truth_interval, result->len - 1);
+
+			if (wl_truth_value_equal(&last->value, &interval.value)) {
+				last->end_ns = interval.end_ns;
+				continue;
+			}
+		}
+		g_array_append_val(result, interval);
+	}
+	return result;
+}

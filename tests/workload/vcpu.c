@@ -4,17 +4,21 @@
 #include "guest-sched.h"
 #include "host-sched.h"
 #include "truth.h"
+#include "vmsync.h"
 
 uint64_t wl_vcpu_next_ns(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 {
 	uint64_t resched = wl_host_cpu_resched_ns(cpu);
 
-	if (vcpu->mode == MODE_GUEST)
-		return MIN(MIN(vcpu->exit_ns, resched), wl_guest_next_ns(sim, vcpu));
+	if (vcpu->mode == MODE_GUEST) {
+		uint64_t guest_next = wl_guest_next_ns(sim, vcpu);
+
+		return MIN(MIN(vcpu->exit_ns, resched), guest_next);
+	}
 	/* vmsync_gh_host belongs to the exit: written before any switch. */
 	if (vcpu->gh_host_pending)
 		return vcpu->gh_host_due_ns;
-	return MIN(vcpu->hyp_end_ns, resched);
+	return MIN(vcpu->hyp_end_ns, MAX(resched, vcpu->resched_after_ns));
 }
 
 static uint32_t exit_reason_now(wl_sim *sim, wl_vcpu *vcpu, bool resched_due)
@@ -30,25 +34,17 @@ static uint32_t exit_reason_now(wl_sim *sim, wl_vcpu *vcpu, bool resched_due)
 	return wl_exit_reason_pick(wl_rng_next(&sim->rng))->reason;
 }
 
-static void start_vmsync_reply(wl_sim *sim, wl_vcpu *vcpu)
-{
-	/* The host sees the guest's message at least one latency later. */
-	vcpu->vmsync_exit_pending = false;
-	vcpu->gh_host_pending = true;
-	vcpu->gh_host_due_ns = MAX(sim->now, vcpu->vmsync_gh_guest_ns + sim->opt.latency_ns);
-	vcpu->hg_host_pending = true;
-	vcpu->hyp_end_ns = vcpu->gh_host_due_ns + wl_rng_range(&sim->rng, 800, 3000);
-}
-
 static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t reason)
 {
 	const wl_exit_reason *info = wl_exit_reason_find(reason);
+	/* drawn one by one: argument evaluation order is unspecified */
+	guint64 guest_rip = UINT64_C(0xffffffff81000000) | (wl_rng_next(&sim->rng) & 0xfffff0);
+	unsigned info1 = (unsigned)(wl_rng_next(&sim->rng) & 0xfff);
 
 	g_assert(info);
 	wl_host_emit(sim, cpu->id, sim->kvm_exit_name,
 		     "exit_reason=%u guest_rip=0x%" G_GINT64_MODIFIER "x isa=1 info1=0x%x info2=0x%x",
-		     reason, (guint64)0xffffffff81000000u + (wl_rng_next(&sim->rng) & 0xfffff0),
-		     (unsigned)(wl_rng_next(&sim->rng) & 0xfff), 0u);
+		     reason, guest_rip, info1, 0u);
 	wl_guest_exited(sim, vcpu);
 	vcpu->mode = MODE_HYPERVISOR;
 	vcpu->known = true;
@@ -56,30 +52,23 @@ static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t rea
 	vcpu->exit_open = true;
 	vcpu->exit_begin_ns = sim->last_event_ns;
 	vcpu->hyp_end_ns = sim->now + wl_rng_range(&sim->rng, info->min_ns, info->max_ns);
+	vcpu->resched_after_ns = sim->now + wl_rng_range(&sim->rng, 300, 1200);
 	vcpu->block_after_exit = wl_rng_chance(&sim->rng, info->block_permille);
-	if (reason == EXIT_VMCALL && vcpu->vmsync_exit_pending)
-		start_vmsync_reply(sim, vcpu);
+	if (reason == EXIT_VMCALL)
+		wl_vmsync_vmcall_exit(sim, vcpu);
 	wl_truth_vcpu_changed(sim, vcpu);
 }
 
 static void vcpu_enter(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 {
-	wl_guest *guest = vcpu->guest;
-
-	if (vcpu->hg_host_pending) {
-		wl_host_emit(sim, cpu->id, "vmsync_hg_host", "cnt=%u vm_uid=%" G_GUINT64_FORMAT,
-			     vcpu->vmsync_cnt + 1, guest->vm_uid);
-		vcpu->hg_host_pending = false;
-		vcpu->hg_guest_pending = true;
-		vcpu->hg_guest_due_ns = sim->last_event_ns + sim->opt.latency_ns +
-					wl_rng_range(&sim->rng, 0, sim->opt.latency_ns / 2);
-	}
+	wl_vmsync_send_reply(sim, vcpu, cpu->id);
 	wl_host_emit(sim, cpu->id, sim->kvm_entry_name, "vcpu_id=%d", vcpu->id);
 	if (vcpu->exit_open)
 		wl_truth_exit_done(vcpu, vcpu->reason, sim->last_event_ns - vcpu->exit_begin_ns);
 	vcpu->exit_open = false;
 	vcpu->mode = MODE_GUEST;
 	vcpu->known = true;
+	vcpu->entered = true;
 	vcpu->reason = -1;
 	vcpu->halted = false;
 	vcpu->exit_ns = sim->now + wl_rng_range(&sim->rng, 4000, 250000);
@@ -113,10 +102,11 @@ void wl_vcpu_step(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 			vcpu_exit(sim, vcpu, cpu, exit_reason_now(sim, vcpu, resched_due));
 		else
 			wl_guest_step(sim, vcpu);
-	} else if (vcpu->gh_host_pending) {
-		wl_host_emit(sim, cpu->id, "vmsync_gh_host", "cnt=%u vm_uid=%" G_GUINT64_FORMAT,
-			     vcpu->vmsync_cnt, vcpu->guest->vm_uid);
-		vcpu->gh_host_pending = false;
+		return;
+	}
+	resched_due = resched_due && vcpu->resched_after_ns <= sim->now;
+	if (vcpu->gh_host_pending) {
+		wl_vmsync_receive_request(sim, vcpu, cpu->id);
 	} else if (resched_due) {
 		/* preempted in hypervisor mode, keeping the exit reason */
 		wl_host_switch(sim, cpu, PREV_RUNNABLE);

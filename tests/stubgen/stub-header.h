@@ -1,13 +1,13 @@
 /*
- * The stub format (stub-traces/README.md): header directives that describe
- * the trace, and event lines `TIMESTAMP CPU NAME [FIELD=VALUE ...]`.
+ * Header directives of the stub format (stub-traces/README.md): what the
+ * trace looks like (hostname, clock, tracer, CPUs, packets) and the events
+ * it may hold.
  */
 
-#ifndef VMSTUB_STUB_FILE_H
-#define VMSTUB_STUB_FILE_H
+#ifndef VMSTUB_STUB_HEADER_H
+#define VMSTUB_STUB_HEADER_H
 
 #include <stdbool.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <glib.h>
 
@@ -37,22 +37,6 @@ struct stub_header {
 	struct stub_event_table *events;
 };
 
-union stub_value {
-	int64_t s;
-	uint64_t u;
-	const char *str;
-};
-
-struct stub_event_line {
-	uint64_t ts;
-	uint64_t cpu;
-	const struct stub_event_def *def;
-	/* union stub_value per payload field; strings point into the lexer */
-	GArray *values;
-	/* gboolean per payload field: given by the line */
-	GArray *given;
-};
-
 /* Defaults of every directive; hostname is derived from the file name. */
 void stub_header_init(struct stub_header *header, const char *path);
 void stub_header_fini(struct stub_header *header);
@@ -70,24 +54,4 @@ bool stub_header_check(const struct stub_header *header, GString *error);
 /* The clock UUID: given, or derived from the hostname. */
 void stub_header_clock_uuid(const struct stub_header *header, uint8_t uuid[16]);
 
-/* Whether the line is an event line (its first non-blank is a digit). */
-bool stub_line_is_event(const char *line, size_t len);
-
-bool stub_parse_u64(const char *text, uint64_t *value);
-bool stub_parse_s64(const char *text, int64_t *value);
-
-/*
- * Reads TIMESTAMP and CPU only (fast scan of a file); false + `error`
- * when they are not unsigned integers.
- */
-bool stub_event_line_peek(const char *line, size_t len, uint64_t *ts, uint64_t *cpu,
-		GString *error);
-
-void stub_event_line_init(struct stub_event_line *event);
-void stub_event_line_fini(struct stub_event_line *event);
-
-/* Parses a split event line; false + `error` when bad. */
-bool stub_event_line_parse(struct stub_event_line *event, const struct stub_lexer *lexer,
-		const struct stub_event_table *events, GString *error);
-
-#endif /* VMSTUB_STUB_FILE_H */
+#endif /* VMSTUB_STUB_HEADER_H */

@@ -1,7 +1,7 @@
-#include "network.h"
+#include "tcp.h"
 
 #include "emit.h"
-#include "guest-sched.h"
+#include "guest-work.h"
 
 enum {
 	TCP_FLAG_ACK = 0x10,
@@ -13,9 +13,9 @@ enum {
 
 #define TCP_FORMAT "sk=0x%" G_GINT64_MODIFIER "x seq=%u ack_seq=%u flags=%u"
 
-static wl_guest *guest_at(wl_sim *sim, int index)
+static wl_guest *guest_at(wl_sim *sim, int machine)
 {
-	return g_ptr_array_index(sim->guests, index - 1);
+	return g_ptr_array_index(sim->guests, machine - 1);
 }
 
 static uint64_t jittered_period(wl_sim *sim, uint64_t period)
@@ -44,27 +44,21 @@ static void free_flow(gpointer data)
 	g_free(flow);
 }
 
-void wl_network_init(wl_sim *sim)
+void wl_tcp_init(wl_sim *sim)
 {
 	int machines = (int)sim->guests->len + 1;
 
 	sim->flows = g_ptr_array_new_with_free_func(free_flow);
 	sim->tcp_keys = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-	if (sim->opt.tcp_period_ns) {
-		for (int src = 0; src < machines; src++)
-			for (int dst = 0; dst < machines; dst++)
-				if (src != dst)
-					add_flow(sim, src, dst);
-	}
-	for (guint i = 0; i < sim->guests->len; i++) {
-		wl_guest *guest = g_ptr_array_index(sim->guests, i);
-
-		guest->next_vmsync_ns = sim->opt.vmsync_period_ns
-			? sim->now + jittered_period(sim, sim->opt.vmsync_period_ns) : NEVER;
-	}
+	if (!sim->opt.tcp_period_ns)
+		return;
+	for (int src = 0; src < machines; src++)
+		for (int dst = 0; dst < machines; dst++)
+			if (src != dst)
+				add_flow(sim, src, dst);
 }
 
-void wl_network_clear(wl_sim *sim)
+void wl_tcp_clear(wl_sim *sim)
 {
 	if (sim->flows)
 		g_ptr_array_unref(sim->flows);
@@ -103,8 +97,7 @@ static int random_host_cpu(wl_sim *sim)
 	return (int)wl_rng_range(&sim->rng, 0, sim->cpus->len - 1);
 }
 
-/* Writes inet_sock_local_out with the sender's writer, puts it in flight. */
-static void send_segment(wl_sim *sim, wl_flow *flow, wl_vcpu *guest_vcpu)
+void wl_tcp_send(wl_sim *sim, wl_flow *flow, wl_vcpu *guest_vcpu)
 {
 	wl_message *message = new_message(sim, flow);
 
@@ -114,14 +107,15 @@ static void send_segment(wl_sim *sim, wl_flow *flow, wl_vcpu *guest_vcpu)
 	else
 		wl_host_emit(sim, random_host_cpu(sim), "inet_sock_local_out", TCP_FORMAT,
 			     (guint64)flow->sk, message->seq, message->ack_seq, message->flags);
-	message->arrival_ns = MAX(flow->last_arrival_ns,
-				  sim->last_event_ns + sim->opt.latency_ns +
-				  wl_rng_range(&sim->rng, 0, TCP_JITTER_NS));
+	uint64_t earliest_arrival = sim->last_event_ns + sim->opt.latency_ns +
+				    wl_rng_range(&sim->rng, 0, TCP_JITTER_NS);
+
+	message->arrival_ns = MAX(flow->last_arrival_ns, earliest_arrival);
 	flow->last_arrival_ns = message->arrival_ns;
 	g_queue_push_tail(&flow->in_flight, message);
 }
 
-static void receive_segment(wl_sim *sim, wl_message *message, wl_vcpu *guest_vcpu)
+void wl_tcp_receive(wl_sim *sim, wl_message *message, wl_vcpu *guest_vcpu)
 {
 	/* The receiver's socket, seen from its side, is another sk. */
 	guint64 sk = (guint64)(message->flow->sk ^ 0x1000);
@@ -135,58 +129,7 @@ static void receive_segment(wl_sim *sim, wl_message *message, wl_vcpu *guest_vcp
 	g_free(message);
 }
 
-static void push_work(wl_sim *sim, int machine, wl_work_kind kind, wl_flow *flow,
-		      wl_message *message)
-{
-	wl_work *work = g_new0(wl_work, 1);
-
-	work->kind = kind;
-	work->flow = flow;
-	work->message = message;
-	wl_guest_push_work(sim, guest_at(sim, machine), work);
-}
-
-static void start_vmsync(wl_sim *sim, wl_vcpu *vcpu)
-{
-	wl_guest *guest = vcpu->guest;
-
-	guest->vmsync_queued = false;
-	vcpu->vmsync_cnt = guest->vmsync_cnt;
-	guest->vmsync_cnt += 2;
-	wl_guest_emit(sim, vcpu, "vmsync_gh_guest", "cnt=%u vm_uid=%" G_GUINT64_FORMAT,
-		      vcpu->vmsync_cnt, guest->vm_uid);
-	vcpu->vmsync_gh_guest_ns = sim->last_event_ns;
-	vcpu->vmsync_exit_pending = true;
-	/* the hypercall follows right away */
-	vcpu->forced_reason = EXIT_VMCALL;
-	vcpu->exit_ns = sim->now + wl_rng_range(&sim->rng, 100, 300);
-}
-
-void wl_work_run(wl_sim *sim, wl_vcpu *vcpu, wl_work *work)
-{
-	switch (work->kind) {
-	case WORK_VMSYNC:
-		start_vmsync(sim, vcpu);
-		break;
-	case WORK_TCP_SEND:
-		send_segment(sim, work->flow, vcpu);
-		break;
-	case WORK_TCP_RECV:
-		receive_segment(sim, work->message, vcpu);
-		break;
-	}
-	g_free(work);
-}
-
-void wl_work_free(gpointer data)
-{
-	wl_work *work = data;
-
-	g_free(work->message);
-	g_free(work);
-}
-
-typedef enum { DUE_NONE, DUE_SEND, DUE_ARRIVAL, DUE_VMSYNC } due_kind;
+typedef enum { DUE_NONE, DUE_SEND, DUE_ARRIVAL } due_kind;
 
 typedef struct due {
 	due_kind kind;
@@ -215,15 +158,10 @@ static due earliest(wl_sim *sim)
 		if (head)
 			consider(&best, DUE_ARRIVAL, head->arrival_ns, i);
 	}
-	for (guint i = 0; i < sim->guests->len; i++) {
-		wl_guest *guest = g_ptr_array_index(sim->guests, i);
-
-		consider(&best, DUE_VMSYNC, guest->next_vmsync_ns, i);
-	}
 	return best;
 }
 
-uint64_t wl_network_next_ns(wl_sim *sim)
+uint64_t wl_tcp_next_ns(wl_sim *sim)
 {
 	return earliest(sim).when;
 }
@@ -232,9 +170,9 @@ static void flow_send_due(wl_sim *sim, wl_flow *flow)
 {
 	flow->next_send_ns = sim->now + jittered_period(sim, sim->opt.tcp_period_ns);
 	if (flow->src == 0)
-		send_segment(sim, flow, NULL);
+		wl_tcp_send(sim, flow, NULL);
 	else
-		push_work(sim, flow->src, WORK_TCP_SEND, flow, NULL);
+		wl_work_push(sim, guest_at(sim, flow->src), WORK_TCP_SEND, flow, NULL);
 }
 
 static void flow_arrival_due(wl_sim *sim, wl_flow *flow)
@@ -242,22 +180,12 @@ static void flow_arrival_due(wl_sim *sim, wl_flow *flow)
 	wl_message *message = g_queue_pop_head(&flow->in_flight);
 
 	if (flow->dst == 0)
-		receive_segment(sim, message, NULL);
+		wl_tcp_receive(sim, message, NULL);
 	else
-		push_work(sim, flow->dst, WORK_TCP_RECV, NULL, message);
+		wl_work_push(sim, guest_at(sim, flow->dst), WORK_TCP_RECV, NULL, message);
 }
 
-static void vmsync_due(wl_sim *sim, wl_guest *guest)
-{
-	guest->next_vmsync_ns = sim->now + jittered_period(sim, sim->opt.vmsync_period_ns);
-	/* A guest that did not run since the last request has one already. */
-	if (guest->vmsync_queued)
-		return;
-	guest->vmsync_queued = true;
-	push_work(sim, guest->index, WORK_VMSYNC, NULL, NULL);
-}
-
-void wl_network_step(wl_sim *sim)
+void wl_tcp_step(wl_sim *sim)
 {
 	due next = earliest(sim);
 
@@ -268,19 +196,16 @@ void wl_network_step(wl_sim *sim)
 	case DUE_ARRIVAL:
 		flow_arrival_due(sim, g_ptr_array_index(sim->flows, next.index));
 		break;
-	case DUE_VMSYNC:
-		vmsync_due(sim, g_ptr_array_index(sim->guests, next.index));
-		break;
 	case DUE_NONE:
 		break;
 	}
 }
 
-void wl_network_final_send(wl_sim *sim)
+void wl_tcp_final_send(wl_sim *sim)
 {
 	wl_flow flow = { .sk = UINT64_C(0xffff888000fff000), .seq = 1 };
 
 	g_queue_init(&flow.in_flight);
-	send_segment(sim, &flow, NULL);
+	wl_tcp_send(sim, &flow, NULL);
 	g_queue_clear_full(&flow.in_flight, g_free);
 }

@@ -1,0 +1,208 @@
+/*
+ * Event lines of the stub format: TIMESTAMP CPU NAME [FIELD=VALUE ...].
+ */
+
+#include "stub-event-line.h"
+
+#include <string.h>
+
+#include "stub-number.h"
+
+bool stub_line_is_event(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (line[i] != ' ' && line[i] != '\t') {
+			return g_ascii_isdigit(line[i]);
+		}
+	}
+	return false;
+}
+
+/* Copies the next blank-separated word into `word`; returns the position after it. */
+static const char *next_word(const char *pos, const char *end, char *word, size_t size)
+{
+	size_t len = 0;
+
+	while (pos < end && (*pos == ' ' || *pos == '\t')) {
+		pos++;
+	}
+	while (pos < end && !g_ascii_isspace(*pos) && *pos != '#') {
+		if (len + 1 < size) {
+			word[len] = *pos;
+		}
+		len++;
+		pos++;
+	}
+	word[len + 1 < size ? len : size - 1] = '\0';
+	if (len + 1 > size) {
+		/* Too long to be a number: make the parse fail. */
+		word[0] = 'x';
+	}
+	return pos;
+}
+
+bool stub_event_line_peek(const char *line, size_t len, uint64_t *ts, uint64_t *cpu,
+		GString *error)
+{
+	char word[32];
+	const char *end = line + len;
+	const char *pos = next_word(line, end, word, sizeof(word));
+
+	if (!stub_parse_u64(word, ts)) {
+		g_string_printf(error, "bad timestamp `%s`: expecting an unsigned integer", word);
+		return false;
+	}
+	next_word(pos, end, word, sizeof(word));
+	if (!stub_parse_u64(word, cpu) || *cpu >= STUB_MAX_CPUS) {
+		g_string_printf(error, "bad CPU `%s`: expecting an integer from 0 to %d "
+			"after the timestamp", word, STUB_MAX_CPUS - 1);
+		return false;
+	}
+	return true;
+}
+
+void stub_event_line_init(struct stub_event_line *event)
+{
+	memset(event, 0, sizeof(*event));
+	event->values = g_array_new(FALSE, TRUE, sizeof(union stub_value));
+	event->given = g_array_new(FALSE, TRUE, sizeof(gboolean));
+}
+
+void stub_event_line_fini(struct stub_event_line *event)
+{
+	g_array_free(event->values, TRUE);
+	g_array_free(event->given, TRUE);
+}
+
+static bool integer_in_range(enum stub_field_type type, const char *text, union stub_value *value)
+{
+	unsigned int bits = stub_field_type_bits(type);
+
+	if (stub_field_type_is_signed(type)) {
+		int64_t limit = bits == 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
+
+		return stub_parse_s64(text, &value->s) && value->s <= limit && value->s >= -limit - 1;
+	}
+	return stub_parse_u64(text, &value->u) &&
+		(bits == 64 || value->u <= (UINT64_C(1) << bits) - 1);
+}
+
+static const char *type_range(enum stub_field_type type)
+{
+	static const char *const ranges[] = {
+		[STUB_FIELD_S8] = "a signed 8-bit integer",
+		[STUB_FIELD_S16] = "a signed 16-bit integer",
+		[STUB_FIELD_S32] = "a signed 32-bit integer",
+		[STUB_FIELD_S64] = "a signed 64-bit integer",
+		[STUB_FIELD_U8] = "an unsigned 8-bit integer",
+		[STUB_FIELD_U16] = "an unsigned 16-bit integer",
+		[STUB_FIELD_U32] = "an unsigned 32-bit integer",
+		[STUB_FIELD_U64] = "an unsigned 64-bit integer",
+		[STUB_FIELD_X8] = "an unsigned 8-bit integer",
+		[STUB_FIELD_X16] = "an unsigned 16-bit integer",
+		[STUB_FIELD_X32] = "an unsigned 32-bit integer",
+		[STUB_FIELD_X64] = "an unsigned 64-bit integer",
+		[STUB_FIELD_STRING] = "a string",
+	};
+
+	return ranges[type];
+}
+
+static bool parse_field(struct stub_event_line *event, const char *token, GString *error)
+{
+	const char *equal = strchr(token, '=');
+	char name[128];
+	int index;
+	const struct stub_field_def *field;
+
+	if (!equal || equal == token || (size_t) (equal - token) >= sizeof(name)) {
+		g_string_printf(error, "bad field `%s` of event `%s`: expecting FIELD=VALUE",
+			token, event->def->name);
+		return false;
+	}
+	memcpy(name, token, equal - token);
+	name[equal - token] = '\0';
+	index = stub_event_def_field_index(event->def, name);
+	if (index < 0) {
+		char *list = stub_event_def_field_list(event->def);
+
+		g_string_printf(error, "unknown field `%s` of event `%s`: accepted fields: %s",
+			name, event->def->name, list);
+		g_free(list);
+		return false;
+	}
+	if (g_array_index(event->given, gboolean, index)) {
+		g_string_printf(error, "field `%s` of event `%s` is given twice", name,
+			event->def->name);
+		return false;
+	}
+	g_array_index(event->given, gboolean, index) = TRUE;
+	field = &g_array_index(event->def->fields, struct stub_field_def, index);
+	if (field->type == STUB_FIELD_STRING) {
+		g_array_index(event->values, union stub_value, index).str = equal + 1;
+		return true;
+	}
+	if (!integer_in_range(field->type, equal + 1,
+			&g_array_index(event->values, union stub_value, index))) {
+		g_string_printf(error, "bad value `%s` of field `%s` of event `%s`: expecting %s "
+			"(decimal or 0x hexadecimal)", equal + 1, name, event->def->name,
+			type_range(field->type));
+		return false;
+	}
+	return true;
+}
+
+static void reset_values(struct stub_event_line *event)
+{
+	guint count = event->def->fields->len;
+
+	g_array_set_size(event->values, count);
+	g_array_set_size(event->given, count);
+	for (guint i = 0; i < count; i++) {
+		const struct stub_field_def *field =
+			&g_array_index(event->def->fields, struct stub_field_def, i);
+		union stub_value *value = &g_array_index(event->values, union stub_value, i);
+
+		if (field->type == STUB_FIELD_STRING) {
+			value->str = "";
+		} else {
+			value->u = 0;
+		}
+		g_array_index(event->given, gboolean, i) = FALSE;
+	}
+}
+
+bool stub_event_line_parse(struct stub_event_line *event, const struct stub_lexer *lexer,
+		const struct stub_event_table *events, GString *error)
+{
+	if (stub_lexer_count(lexer) < 3) {
+		g_string_assign(error, "incomplete event line: expecting "
+			"TIMESTAMP CPU NAME [FIELD=VALUE ...]");
+		return false;
+	}
+	if (!stub_parse_u64(stub_lexer_token(lexer, 0), &event->ts)) {
+		g_string_printf(error, "bad timestamp `%s`: expecting an unsigned integer",
+			stub_lexer_token(lexer, 0));
+		return false;
+	}
+	if (!stub_parse_u64(stub_lexer_token(lexer, 1), &event->cpu) ||
+			event->cpu >= STUB_MAX_CPUS) {
+		g_string_printf(error, "bad CPU `%s`: expecting an integer from 0 to %d",
+			stub_lexer_token(lexer, 1), STUB_MAX_CPUS - 1);
+		return false;
+	}
+	event->def = stub_event_table_lookup(events, stub_lexer_token(lexer, 2));
+	if (!event->def) {
+		g_string_printf(error, "unknown event `%s`: declare it with "
+			"`event NAME FIELD:TYPE ...` or use a built-in event "
+			"(see stub-traces/README.md)", stub_lexer_token(lexer, 2));
+		return false;
+	}
+	reset_values(event);
+	for (size_t i = 3; i < stub_lexer_count(lexer); i++) {
+		if (!parse_field(event, stub_lexer_token(lexer, i), error)) {
+			return false;
+		}
+	}
+	return true;
+}

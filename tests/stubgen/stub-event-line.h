@@ -1,0 +1,50 @@
+/*
+ * Event lines of the stub format: `TIMESTAMP CPU NAME [FIELD=VALUE ...]`.
+ */
+
+#ifndef VMSTUB_STUB_EVENT_LINE_H
+#define VMSTUB_STUB_EVENT_LINE_H
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "stub-event-def.h"
+#include "stub-header.h"
+#include "stub-lexer.h"
+
+union stub_value {
+	int64_t s;
+	uint64_t u;
+	const char *str;
+};
+
+struct stub_event_line {
+	uint64_t ts;
+	uint64_t cpu;
+	const struct stub_event_def *def;
+	/* union stub_value per payload field; strings point into the lexer */
+	GArray *values;
+	/* gboolean per payload field: given by the line */
+	GArray *given;
+};
+
+/* Whether the line is an event line (its first non-blank is a digit). */
+bool stub_line_is_event(const char *line, size_t len);
+
+/*
+ * Reads TIMESTAMP and CPU only (fast scan of a file); false + `error`
+ * when they are not unsigned integers.
+ */
+bool stub_event_line_peek(const char *line, size_t len, uint64_t *ts, uint64_t *cpu,
+		GString *error);
+
+void stub_event_line_init(struct stub_event_line *event);
+void stub_event_line_fini(struct stub_event_line *event);
+
+/* Parses a split event line; false + `error` when bad. */
+bool stub_event_line_parse(struct stub_event_line *event, const struct stub_lexer *lexer,
+		const struct stub_event_table *events, GString *error);
+
+#endif /* VMSTUB_STUB_EVENT_LINE_H */
