@@ -77,10 +77,18 @@ static void stream_state_destroy(gpointer data)
 struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 		const bt_stream *stream)
 {
-	struct stream_state *state = g_hash_table_lookup(iter->streams, stream);
+	struct stream_state *state;
 	const bt_stream_class *stream_class;
 
+	/* Consecutive messages mostly share their stream. */
+	if (stream == iter->last_stream) {
+		return iter->last_stream_state;
+	}
+
+	state = g_hash_table_lookup(iter->streams, stream);
 	if (state) {
+		iter->last_stream = stream;
+		iter->last_stream_state = state;
 		return state;
 	}
 
@@ -179,6 +187,8 @@ static void iter_destroy(struct correlate_iter *iter)
 
 	g_array_free(iter->upstreams, TRUE);
 	g_array_free(iter->bounds, TRUE);
+	correlate_sync_pass_reset(iter);
+	g_array_free(iter->heads, TRUE);
 	g_array_free(iter->records, TRUE);
 	sync_event_reader_destroy(iter->reader);
 	g_hash_table_destroy(iter->streams);
@@ -218,6 +228,7 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	iter->stream_classes_seen = g_hash_table_new(g_direct_hash, g_direct_equal);
 	iter->reader = sync_event_reader_create();
 	iter->records = g_array_new(FALSE, FALSE, sizeof(struct sync_record));
+	iter->heads = g_array_new(FALSE, TRUE, sizeof(struct sync_head));
 	iter->reorder = reorder_create();
 	iter->pending = g_array_new(FALSE, FALSE, sizeof(struct pending_message));
 	bt_self_message_iterator_set_data(self_msg_iter, iter);
@@ -291,8 +302,15 @@ bool correlate_seek_upstreams(struct correlate_iter *iter)
 	}
 
 	/* Streams start over: their positions and last times too. */
-	g_hash_table_remove_all(iter->streams);
+	correlate_forget_streams(iter);
 	return true;
+}
+
+void correlate_forget_streams(struct correlate_iter *iter)
+{
+	iter->last_stream = NULL;
+	iter->last_stream_state = NULL;
+	g_hash_table_remove_all(iter->streams);
 }
 
 bt_message_iterator_class_can_seek_beginning_method_status
@@ -318,12 +336,7 @@ bt_message_iterator_class_seek_beginning_method_status correlate_msg_iter_seek_b
 
 	/* The sync pass is not redone once its results are known. */
 	if (iter->phase == PHASE_SYNC_PASS) {
-		guint i;
-
-		g_array_set_size(iter->records, 0);
-		for (i = 0; i < iter->infos->len; i++) {
-			((struct machine_info *) g_ptr_array_index(iter->infos, i))->kvm_entries = 0;
-		}
+		correlate_sync_pass_reset(iter);
 	}
 
 	return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_OK;

@@ -40,6 +40,7 @@ enum correlate_warning {
 	WARN_TIME_OVERFLOW,
 	WARN_LATE_MACHINE,
 	WARN_OUT_OF_ORDER,
+	WARN_MANY_HOSTS,
 };
 
 /* What filter.vm.correlate knows about one machine. */
@@ -77,6 +78,12 @@ struct upstream_bound {
 	bool many_machines;    /* one of them has an index >= 64 */
 };
 
+/* The next timed message of an upstream, during the sync pass. */
+struct sync_head {
+	const bt_message *msg;    /* NULL: none pulled yet */
+	struct msg_time time;
+};
+
 /* A message read before the machines were final. */
 struct pending_message {
 	guint upstream;
@@ -108,6 +115,8 @@ struct correlate_iter {
 	struct machine_table *machines;
 	GPtrArray *infos;         /* struct machine_info *, by machine index */
 	GHashTable *streams;      /* const bt_stream * -> struct stream_state * */
+	const bt_stream *last_stream;          /* one-entry cache of `streams` */
+	struct stream_state *last_stream_state;
 	GHashTable *stream_classes_seen;   /* for declares_kvm */
 
 	enum correlate_phase phase;
@@ -116,7 +125,14 @@ struct correlate_iter {
 
 	/* Sync pass. */
 	struct sync_event_reader *reader;
-	GArray *records;          /* struct sync_record */
+	GArray *heads;            /* struct sync_head, one per upstream */
+	bool sync_ready;          /* machines named, sync objects created */
+	struct vm_sync *by_vmsync;
+	struct vm_sync *by_tcp;
+	unsigned int *sync_index; /* machine index -> sync library index */
+	unsigned int sync_count;  /* machines the sync objects know */
+	struct machine *sync_host;   /* the host the pass started with */
+	GArray *records;          /* struct sync_record of one timestamp */
 
 	/* Merge pass. */
 	GArray *pending;          /* struct pending_message, before machines are final */
@@ -141,12 +157,18 @@ struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 /* setup.c: names, parameter checks, roles, reference, formulas. */
 bool correlate_finalize_machines(struct correlate_iter *iter);
 
+/* The host: `host`, else the machine with the most KVM entries. */
+struct machine *correlate_detect_host(struct correlate_iter *iter);
+
 /* Whether the given `transforms` cover every machine but the reference. */
 bool correlate_transforms_cover_all(struct correlate_iter *iter);
 
 /* sync-pass.c: pass 1 and the solve. */
 bt_message_iterator_class_next_method_status correlate_sync_pass(
 		struct correlate_iter *iter);
+
+/* Forgets a sync pass under way (a seek restarts it). */
+void correlate_sync_pass_reset(struct correlate_iter *iter);
 
 /* env.c: environment entries of an output trace, and the summary log. */
 bool correlate_trace_created(void *data,
@@ -161,5 +183,8 @@ void correlate_merge_reset(struct correlate_iter *iter);
 
 /* iterator.c: seek every upstream to its beginning. */
 bool correlate_seek_upstreams(struct correlate_iter *iter);
+
+/* Drops every stream state (a seek makes streams start over). */
+void correlate_forget_streams(struct correlate_iter *iter);
 
 #endif /* VM_CORRELATE_ITERATOR_H */

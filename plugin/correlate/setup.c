@@ -63,7 +63,7 @@ static uint64_t host_evidence(struct correlate_iter *iter, struct machine *machi
 	return info->declares_kvm ? 1 : 0;
 }
 
-static struct machine *detect_host(struct correlate_iter *iter)
+struct machine *correlate_detect_host(struct correlate_iter *iter)
 {
 	struct machine *best = NULL;
 	uint64_t best_evidence = 0;
@@ -90,7 +90,7 @@ static struct machine *detect_host(struct correlate_iter *iter)
 		}
 	}
 
-	if (candidates > 1) {
+	if (candidates > 1 && machine_warn_once(best, WARN_MANY_HOSTS)) {
 		CORRELATE_LOGW(iter->log_level, iter->name,
 			"%u machines have KVM entry events; taking `%s` (the most) as "
 			"the host: pass the `host` parameter to choose another.",
@@ -181,7 +181,7 @@ bool correlate_finalize_machines(struct correlate_iter *iter)
 		return false;
 	}
 
-	host = detect_host(iter);
+	host = correlate_detect_host(iter);
 	reference = iter->comp->params.reference ?
 		machine_table_find_by_name(iter->machines, iter->comp->params.reference) :
 		host ? host : smallest_name(iter);

@@ -2,6 +2,13 @@
  * The sync pass (pass 1): every upstream is read to its end; the machines,
  * the KVM entries that tell the host, and the vmsync and TCP messages are
  * noted; then every machine's clock is solved against the reference.
+ *
+ * The upstreams are read merged in time order (each machine's own clock),
+ * and events of one timestamp are fed in a fixed order (machine name,
+ * protocol, role, key), so the library sees the same sequence whatever the
+ * graph form: "the first unmatched event of a key" and the hulls' history
+ * are then always the same, and nothing is stored but the events of one
+ * timestamp.
  */
 
 #include <string.h>
@@ -18,78 +25,6 @@ static void note_machine(struct upstream_bound *bound, const struct machine *mac
 		bound->machines |= UINT64_C(1) << machine->index;
 	} else {
 		bound->many_machines = true;
-	}
-}
-
-static void note_event(struct correlate_iter *iter, const bt_message *msg,
-		const struct msg_time *time, struct stream_state *state)
-{
-	struct sync_record record;
-	bool missing_fields;
-	enum sync_event_kind kind = sync_event_read(iter->reader,
-		bt_message_event_borrow_event_const(msg), &record.message, &missing_fields);
-
-	switch (kind) {
-	case SYNC_EVENT_KVM_ENTRY:
-		correlate_machine_info(iter, state->machine)->kvm_entries++;
-		break;
-	case SYNC_EVENT_MESSAGE:
-		if (!time->has_time) {
-			break;
-		}
-
-		record.ts = time->ns;
-		record.machine = state->machine;
-		g_array_append_val(iter->records, record);
-		break;
-	default:
-		if (missing_fields && machine_warn_once(state->machine, WARN_MISSING_FIELDS)) {
-			CORRELATE_LOGW(iter->log_level, iter->name,
-				"Event `%s` of the trace with hostname `%s` lacks the fields "
-				"that identify its message (vmsync: `vm_uid`, `cnt`; TCP: "
-				"`seq`, `ack_seq`, `flags`): such events are not used to "
-				"synchronize.",
-				bt_event_class_get_name(bt_event_borrow_class_const(
-					bt_message_event_borrow_event_const(msg))),
-				state->machine->hostname);
-		}
-
-		break;
-	}
-}
-
-/* The time span of a machine, where its formula matters most. */
-static void note_span(struct machine_info *info, int64_t ns)
-{
-	if (!info->has_span || ns < info->first_ns) {
-		info->first_ns = ns;
-	}
-
-	if (!info->has_span || ns > info->last_ns) {
-		info->last_ns = ns;
-	}
-
-	info->has_span = true;
-}
-
-static void note_message(struct correlate_iter *iter, guint upstream_index,
-		const bt_message *msg, const struct msg_time *time)
-{
-	struct stream_state *state;
-
-	if (!time->stream) {
-		return;
-	}
-
-	state = correlate_stream_state(iter, time->stream);
-	if (time->has_time) {
-		note_span(correlate_machine_info(iter, state->machine), time->ns);
-	}
-
-	note_machine(&g_array_index(iter->bounds, struct upstream_bound, upstream_index),
-		state->machine);
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
-		note_event(iter, msg, time, state);
 	}
 }
 
@@ -194,23 +129,6 @@ static unsigned int *make_sync_order(struct correlate_iter *iter)
 	return sync_index;
 }
 
-static void feed(struct correlate_iter *iter, struct vm_sync *sync, unsigned int protocol,
-		const unsigned int *sync_index)
-{
-	guint i;
-
-	for (i = 0; i < iter->records->len; i++) {
-		const struct sync_record *record =
-			&g_array_index(iter->records, struct sync_record, i);
-
-		if (record->message.protocol == protocol) {
-			vm_sync_add_event(sync, protocol, &record->message.key,
-				record->message.role, sync_index[record->machine->index],
-				record->ts);
-		}
-	}
-}
-
 static bool method_allows(enum correlate_sync_method wanted, enum correlate_sync_method method)
 {
 	return wanted == CORRELATE_SYNC_AUTO || wanted == method;
@@ -256,7 +174,7 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 		struct machine_info *info = correlate_machine_info(iter, machine);
 
 		/* A clockless machine has nothing to synchronize (already warned). */
-		if (info->is_reference || !machine->has_clock ||
+		if (i >= iter->sync_count || info->is_reference || !machine->has_clock ||
 				g_hash_table_contains(iter->comp->params.transforms, machine->name)) {
 			continue;
 		}
@@ -273,86 +191,329 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 	}
 }
 
-static void solve(struct correlate_iter *iter)
+
+/* The time span of a machine, where its formula matters most. */
+static void note_span(struct machine_info *info, int64_t ns)
 {
-	unsigned int count = machine_table_count(iter->machines);
-	struct machine *reference = reference_machine(iter);
-	struct vm_sync *vmsync = vm_sync_create(count);
-	struct vm_sync *tcp = vm_sync_create(count);
-	struct vm_sync_result *by_vmsync = g_new0(struct vm_sync_result, count);
-	struct vm_sync_result *by_tcp = g_new0(struct vm_sync_result, count);
-	unsigned int *sync_index = make_sync_order(iter);
+	if (!info->has_span || ns < info->first_ns) {
+		info->first_ns = ns;
+	}
 
-	g_array_sort(iter->records, compare_records);
-	feed(iter, vmsync, SYNC_PROTOCOL_VMSYNC, sync_index);
-	feed(iter, tcp, SYNC_PROTOCOL_TCP, sync_index);
-	vm_sync_solve(vmsync, sync_index[reference->index], by_vmsync);
-	vm_sync_solve(tcp, sync_index[reference->index], by_tcp);
-	choose_results(iter, by_vmsync, by_tcp, reference, sync_index);
-	g_free(sync_index);
-	g_free(by_tcp);
-	g_free(by_vmsync);
-	vm_sync_destroy(tcp);
-	vm_sync_destroy(vmsync);
+	if (!info->has_span || ns > info->last_ns) {
+		info->last_ns = ns;
+	}
 
-	/* The events are not needed any more. */
-	g_array_set_size(iter->records, 0);
+	info->has_span = true;
 }
 
-/* Reads every upstream to its end. */
-static bt_message_iterator_class_next_method_status read_all(struct correlate_iter *iter)
+/* Feeds the events of the current timestamp, in their fixed order. */
+static void flush_records(struct correlate_iter *iter)
 {
 	guint i;
 
+	g_array_sort(iter->records, compare_records);
+	for (i = 0; i < iter->records->len; i++) {
+		const struct sync_record *record =
+			&g_array_index(iter->records, struct sync_record, i);
+
+		vm_sync_add_event(record->message.protocol == SYNC_PROTOCOL_VMSYNC ?
+				iter->by_vmsync : iter->by_tcp,
+			record->message.protocol, &record->message.key,
+			record->message.role, iter->sync_index[record->machine->index],
+			record->ts);
+	}
+
+	g_array_set_size(iter->records, 0);
+}
+
+static void warn_missing_fields(struct correlate_iter *iter, const bt_message *msg,
+		struct machine *machine)
+{
+	if (!machine_warn_once(machine, WARN_MISSING_FIELDS)) {
+		return;
+	}
+
+	CORRELATE_LOGW(iter->log_level, iter->name,
+		"Event `%s` of machine `%s` lacks the fields that identify its "
+		"message (vmsync: `vm_uid`, `cnt`; TCP: `seq`, `ack_seq`, "
+		"`flags`): such events are not used to synchronize.",
+		bt_event_class_get_name(bt_event_borrow_class_const(
+			bt_message_event_borrow_event_const(msg))),
+		machine->name ? machine->name : machine->hostname);
+}
+
+static void note_sync_message(struct correlate_iter *iter, struct sync_record *record)
+{
+	if (record->machine->index >= iter->sync_count) {
+		/* Met after the sync objects were made: welcome_late_machine() warns. */
+		return;
+	}
+
+	if (iter->records->len > 0 &&
+			g_array_index(iter->records, struct sync_record, 0).ts != record->ts) {
+		flush_records(iter);
+	}
+
+	g_array_append_val(iter->records, *record);
+}
+
+static void note_event(struct correlate_iter *iter, const bt_message *msg,
+		const struct msg_time *time, struct stream_state *state)
+{
+	struct sync_record record;
+	bool missing_fields;
+	enum sync_event_kind kind = sync_event_read(iter->reader,
+		bt_message_event_borrow_event_const(msg), &record.message, &missing_fields);
+
+	if (kind == SYNC_EVENT_KVM_ENTRY) {
+		/* Counted once, even when the pass is read again. */
+		if (!iter->sync_pass_done) {
+			correlate_machine_info(iter, state->machine)->kvm_entries++;
+		}
+	} else if (kind == SYNC_EVENT_MESSAGE && time->has_time) {
+		record.ts = time->ns;
+		record.machine = state->machine;
+		note_sync_message(iter, &record);
+	} else if (missing_fields) {
+		warn_missing_fields(iter, msg, state->machine);
+	}
+}
+
+/* Notes one message; events only once the sync objects exist. */
+static void note_message(struct correlate_iter *iter, guint upstream_index,
+		const bt_message *msg, const struct msg_time *time)
+{
+	struct stream_state *state;
+
+	if (!time->stream) {
+		return;
+	}
+
+	state = correlate_stream_state(iter, time->stream);
+	if (time->has_time) {
+		note_span(correlate_machine_info(iter, state->machine), time->ns);
+	}
+
+	note_machine(&g_array_index(iter->bounds, struct upstream_bound, upstream_index),
+		state->machine);
+	if (iter->sync_ready && bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
+		note_event(iter, msg, time, state);
+	}
+}
+
+static struct sync_head *head_at(struct correlate_iter *iter, guint index)
+{
+	return &g_array_index(iter->heads, struct sync_head, index);
+}
+
+static bt_message_iterator_class_next_method_status upstream_error(
+		struct correlate_iter *iter, enum upstream_status status, guint index)
+{
+	if (status == UPSTREAM_AGAIN) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	}
+
+	if (status == UPSTREAM_MEMORY_ERROR) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	}
+
+	ITER_ERROR(iter, "Cannot read upstream message iterator #%u during the "
+		"synchronization pass.", index);
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+}
+
+/*
+ * Gives every upstream a head: its next timed message. Messages without
+ * time are noted on the way (they carry no sync event).
+ */
+static bt_message_iterator_class_next_method_status fill_heads(struct correlate_iter *iter)
+{
+	guint i;
+
+	g_array_set_size(iter->heads, iter->upstreams->len);
 	for (i = 0; i < iter->upstreams->len; i++) {
 		struct upstream *upstream = &g_array_index(iter->upstreams, struct upstream, i);
+		struct sync_head *head = head_at(iter, i);
 
-		for (;;) {
+		while (!head->msg) {
 			const bt_message *msg;
-			struct msg_time time;
 			bool repaired;
+			enum upstream_status status = upstream_next(upstream, iter->self,
+				&msg, &head->time, &repaired);
 
-			switch (upstream_next(upstream, iter->self, &msg, &time, &repaired)) {
-			case UPSTREAM_OK:
-				note_message(iter, i, msg, &time);
-				bt_message_put_ref(msg);
-				continue;
-			case UPSTREAM_END:
+			if (status == UPSTREAM_END) {
 				break;
-			case UPSTREAM_AGAIN:
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-			case UPSTREAM_MEMORY_ERROR:
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-			default:
-				ITER_ERROR(iter, "Cannot read upstream message iterator #%u "
-					"during the synchronization pass.", i);
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 			}
 
-			break;
+			if (status != UPSTREAM_OK) {
+				return upstream_error(iter, status, i);
+			}
+
+			if (head->time.has_time) {
+				head->msg = msg;
+			} else {
+				note_message(iter, i, msg, &head->time);
+				bt_message_put_ref(msg);
+			}
 		}
 	}
 
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
+/* The upstream whose head is the earliest, or -1 when all ended. */
+static int earliest_head(struct correlate_iter *iter)
+{
+	int earliest = -1;
+	guint i;
+
+	for (i = 0; i < iter->heads->len; i++) {
+		struct sync_head *head = head_at(iter, i);
+
+		if (head->msg && (earliest < 0 ||
+				head->time.ns < head_at(iter, earliest)->time.ns)) {
+			earliest = (int) i;
+		}
+	}
+
+	return earliest;
+}
+
+/*
+ * Every upstream showed its first time, so every machine is known: names,
+ * the host as its event classes tell it (checked against its events at the
+ * end of the pass), the reference, and the sync objects in their order.
+ */
+static bool prepare(struct correlate_iter *iter)
+{
+	unsigned int count = machine_table_count(iter->machines);
+
+	if (!correlate_finalize_machines(iter)) {
+		return false;
+	}
+
+	iter->sync_host = correlate_detect_host(iter);
+	iter->sync_count = count;
+	iter->sync_index = make_sync_order(iter);
+	iter->by_vmsync = vm_sync_create(count);
+	iter->by_tcp = vm_sync_create(count);
+	iter->sync_ready = true;
+	return true;
+}
+
+void correlate_sync_pass_reset(struct correlate_iter *iter)
+{
+	guint i;
+
+	for (i = 0; i < iter->heads->len; i++) {
+		bt_message_put_ref(head_at(iter, i)->msg);
+		head_at(iter, i)->msg = NULL;
+	}
+
+	g_array_set_size(iter->records, 0);
+	vm_sync_destroy(iter->by_vmsync);
+	vm_sync_destroy(iter->by_tcp);
+	g_free(iter->sync_index);
+	iter->by_vmsync = NULL;
+	iter->by_tcp = NULL;
+	iter->sync_index = NULL;
+	iter->sync_ready = false;
+	if (!iter->sync_pass_done) {
+		for (i = 0; i < iter->infos->len; i++) {
+			((struct machine_info *) g_ptr_array_index(iter->infos, i))->kvm_entries = 0;
+		}
+	}
+}
+
+static void solve(struct correlate_iter *iter)
+{
+	struct machine *reference = reference_machine(iter);
+	struct vm_sync_result *by_vmsync = g_new0(struct vm_sync_result, iter->sync_count);
+	struct vm_sync_result *by_tcp = g_new0(struct vm_sync_result, iter->sync_count);
+
+	vm_sync_solve(iter->by_vmsync, iter->sync_index[reference->index], by_vmsync);
+	vm_sync_solve(iter->by_tcp, iter->sync_index[reference->index], by_tcp);
+	choose_results(iter, by_vmsync, by_tcp, reference, iter->sync_index);
+	g_free(by_tcp);
+	g_free(by_vmsync);
+}
+
+/* Reads the upstreams merged in time order to their ends. */
+static bt_message_iterator_class_next_method_status read_merged(struct correlate_iter *iter)
+{
+	for (;;) {
+		bt_message_iterator_class_next_method_status status = fill_heads(iter);
+		struct sync_head *head;
+		int earliest;
+
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return status;
+		}
+
+		if (!iter->sync_ready && machine_table_count(iter->machines) > 0 &&
+				!prepare(iter)) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+
+		earliest = earliest_head(iter);
+		if (earliest < 0) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+		}
+
+		head = head_at(iter, (guint) earliest);
+		note_message(iter, (guint) earliest, head->msg, &head->time);
+		bt_message_put_ref(head->msg);
+		head->msg = NULL;
+	}
+}
+
+/* The pass guessed the host from event classes; its events may disagree. */
+static bool host_guess_holds(struct correlate_iter *iter)
+{
+	struct machine *host = correlate_detect_host(iter);
+
+	if (host == iter->sync_host) {
+		return true;
+	}
+
+	CORRELATE_LOGI(iter->log_level, iter->name,
+		"The host is `%s` after all (KVM entry events), not `%s` (event "
+		"classes): reading the inputs again with the right reference.",
+		host ? host->name : "(none)",
+		iter->sync_host ? iter->sync_host->name : "(none)");
+	return false;
+}
+
 bt_message_iterator_class_next_method_status correlate_sync_pass(
 		struct correlate_iter *iter)
 {
-	bt_message_iterator_class_next_method_status status = read_all(iter);
+	bt_message_iterator_class_next_method_status status = read_merged(iter);
+	bool first_time = !iter->sync_pass_done;
 
 	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
 		return status;
 	}
 
 	iter->sync_pass_done = true;
-	if (machine_table_count(iter->machines) > 0) {
+	if (iter->sync_ready) {
+		flush_records(iter);
+		if (first_time && !host_guess_holds(iter)) {
+			correlate_sync_pass_reset(iter);
+			iter->machines_final = false;
+			if (!correlate_seek_upstreams(iter)) {
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			}
+
+			return correlate_sync_pass(iter);
+		}
+
 		if (!correlate_finalize_machines(iter)) {
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 		}
 
 		solve(iter);
 		correlate_log_summary(iter);
+		correlate_sync_pass_reset(iter);
 	}
 
 	if (!correlate_seek_upstreams(iter)) {

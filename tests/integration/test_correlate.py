@@ -141,8 +141,11 @@ def check_summary_and_transforms():
         vmtest.fail("two-guests: the suggested transforms were not used:\n" + again.stderr)
     first = [t for _, t in cc.times(proc.stdout)]
     second = [t for _, t in cc.times(again.stdout)]
+    # Valgrind runs x87 long double in double precision (256 ns steps at
+    # Unix-epoch nanoseconds): the printed offset is then that coarse.
+    tolerance = 512 if "valgrind" in os.environ.get("VM_BT_WRAPPER", "") else 1
     if len(first) != len(second) or \
-            max(abs(a - b) for a, b in zip(first, second)) > 1:
+            max(abs(a - b) for a, b in zip(first, second)) > tolerance:
         vmtest.fail("two-guests: times with the suggested transforms differ")
     print("two-guests: summary lines and suggested transforms: %s" % params)
 
