@@ -73,6 +73,8 @@ class Stub:
         self.has_clock = True
         self.packet_end_overlap = 0
         self.event_defs = builtin_events()
+        # Events written in the lttng-modules >= 2.9 network layout.
+        self.nested = set()
         self.events = []
 
     @property
@@ -102,18 +104,17 @@ def derived_clock_uuid(hostname):
     return str(uuidlib.UUID(bytes=bytes(digest)))
 
 
-_builtin_cache = None
+_tables = {}
 
 
-def builtin_events():
-    """{event name: [(field, type), ...]} from the README's built-in table."""
-    global _builtin_cache
-    if _builtin_cache is None:
+def _readme_table(heading):
+    """{event name: [(field, type), ...]} from the README table under heading."""
+    if heading not in _tables:
         table = {}
         in_table = False
         with open(README, encoding="utf-8") as readme:
             for line in readme:
-                if line.startswith("### Built-in events"):
+                if line.startswith(heading):
                     in_table = True
                     continue
                 if in_table and line.startswith("#"):
@@ -130,9 +131,19 @@ def builtin_events():
                 for name in names:
                     table[name] = fields
         if not table:
-            raise StubError("%s: no built-in event table" % README)
-        _builtin_cache = table
-    return {name: list(fields) for name, fields in _builtin_cache.items()}
+            raise StubError("%s: no event table under %r" % (README, heading))
+        _tables[heading] = table
+    return {name: list(fields) for name, fields in _tables[heading].items()}
+
+
+def builtin_events():
+    """{event name: [(field, type), ...]} from the README's built-in table."""
+    return _readme_table("### Built-in events")
+
+
+def nested_network_events():
+    """Line fields of the network events under `network-headers nested`."""
+    return _readme_table("### Network events with `network-headers nested`")
 
 
 def split_line(text, where):
@@ -229,6 +240,17 @@ def _apply_directive(stub, tokens, where):
                     raise StubError("%s: bad field spec `%s`" % (where, spec))
                 fields.append((field, ftype))
             stub.event_defs[args[0]] = fields
+            stub.nested.discard(args[0])
+        elif name == "network-headers":
+            if one() not in ("flat", "nested"):
+                raise ValueError(one())
+            defs = nested_network_events() if one() == "nested" else builtin_events()
+            for event_name in nested_network_events():
+                stub.event_defs[event_name] = defs[event_name]
+                if one() == "nested":
+                    stub.nested.add(event_name)
+                else:
+                    stub.nested.discard(event_name)
         else:
             raise StubError("%s: unknown directive `%s`" % (where, name))
     except ValueError as error:

@@ -36,6 +36,7 @@ EXPECTED_EVENT_COUNTS = {
     "old-lttng-packets": 49,
     "qemu-container": 40,
     "tcp-exchange": 24,
+    "tcp-net-dev": 24,
     "two-guests": 76,
     "two-vcpus": 70,
 }
@@ -111,6 +112,60 @@ def unmuxed_messages(ctf_dir):
     return messages
 
 
+def address(byte_array):
+    """An IPv4 address read as 4 bytes, as one number (10.0.0.1 = 0x0a000001)."""
+    value = 0
+    for byte in byte_array:
+        value = (value << 8) | int(byte)
+    return value
+
+
+def payload_values(payload):
+    """{field: value} of a payload; for the lttng-modules >= 2.9 network
+    layout, the flat line fields it was built from."""
+    if "transport_header" not in payload:
+        return {name: str(field) if isinstance(field, bt2._StringFieldConst) else int(field)
+                for name, field in payload.items()}
+    ipv4 = payload["network_header"].selected_option
+    tcp = payload["transport_header"].selected_option
+    values = {"skbaddr": int(payload["skbaddr"]), "len": int(payload["len"]),
+              "name": str(payload["name"]), "saddr": address(ipv4["saddr"]),
+              "daddr": address(ipv4["daddr"])}
+    for name in ("source", "dest", "seq", "ack_seq", "flags", "window"):
+        values[name] = int(tcp[name])
+    return values
+
+
+def check_net_layout(where, name, payload):
+    """The payload of a `network-headers nested` event is lttng-modules'."""
+    members = list(payload.cls.keys())
+    expected = ["skbaddr", "len", "name", "network_header_type", "network_header",
+                "transport_header_type", "transport_header"]
+    if members != expected:
+        vmtest.fail("%s: %s has members %s, expected %s" % (where, name, members, expected))
+    checks = [
+        ("network header labels", list(payload["network_header_type"].labels), ["_ipv4"]),
+        ("network header options", list(payload["network_header"].cls.keys()),
+         ["none", "ipv4", "ipv6"]),
+        ("transport header labels", list(payload["transport_header_type"].labels), ["_tcp"]),
+        ("transport header options", list(payload["transport_header"].cls.keys()),
+         ["none", "tcp"]),
+    ]
+    ipv4 = payload["network_header"].selected_option
+    for field, value in (("version", 4), ("ihl", 5), ("ttl", 64), ("protocol", 6),
+                         ("tot_len", int(payload["len"]) & 0xFFFF)):
+        checks.append(("ipv4 " + field, int(ipv4[field]), value))
+    tcp = payload["transport_header"].selected_option
+    for field, bits, base in (("source", 16, 10), ("dest", 16, 10), ("seq", 32, 16),
+                              ("ack_seq", 32, 16), ("flags", 16, 16), ("window", 16, 10)):
+        fc = tcp.cls[field].field_class
+        checks.append(("tcp %s type" % field, (fc.field_value_range,
+                                               int(fc.preferred_display_base)), (bits, base)))
+    for what, actual, wanted in checks:
+        if actual != wanted:
+            vmtest.fail("%s: %s %s is %r, expected %r" % (where, name, what, actual, wanted))
+
+
 def read_ctf(ctf_dir, muxed=True):
     """Streams of a CTF trace as read by src.ctf.fs: {cpu_id: info}."""
     streams = {}
@@ -140,16 +195,16 @@ def read_ctf(ctf_dir, muxed=True):
             info["packets"][-1][2] += 1
             cycles = msg.default_clock_snapshot.value \
                 if event.stream.cls.default_clock_class else None
-            payload = {}
-            for name, field in event.payload_field.items():
-                payload[name] = str(field) if isinstance(field, bt2._StringFieldConst) \
-                    else int(field)
+            payload = payload_values(event.payload_field)
             info["events"].append((event.name, cycles, int(event.packet.context_field["cpu_id"]),
                                    payload, event.payload_field))
     return streams
 
 
 def check_field_types(where, stub, name, payload_field):
+    if name in stub.nested:
+        check_net_layout(where, name, payload_field)
+        return
     expected = stub.event_defs[name]
     actual = list(payload_field.cls.keys())
     if actual != [f for f, _ in expected]:
@@ -402,6 +457,22 @@ def check_directives(tmp):
         "3 1 empty  # a comment",
         ""]))
     check_stub(path, path + "-ctf")
+    # Network layouts: nested, then back to flat; an `event` redefinition
+    # of a nested event makes it flat.
+    path = write(tmp, "layouts.stub", "\n".join([
+        "network-headers nested",
+        "event netif_receive_skb seq:u32",
+        "network-headers flat",
+        "network-headers nested",
+        "event net_if_receive_skb skbaddr:x64",
+        "1 0 net_dev_queue seq=4294967295 flags=0x1ff saddr=0xc0a80001 name=\"a b\"",
+        "2 0 netif_receive_skb seq=7 ack_seq=8 flags=0x10",
+        "3 0 net_if_receive_skb skbaddr=0x10",
+        ""]))
+    stub = stubfile.parse(path)
+    if stub.nested != {"net_dev_queue", "netif_receive_skb"}:
+        vmtest.fail("layouts.stub: stubfile sees nested events %s" % stub.nested)
+    check_stub(path, path + "-ctf")
     # No event at all: still one stream with one (empty) packet, like LTTng.
     check_stub(write(tmp, "empty.stub", "# nothing\n"), os.path.join(tmp, "empty-ctf"))
     check_stub(write(tmp, "idle.stub", "cpus 3\n"), os.path.join(tmp, "idle-ctf"))
@@ -427,7 +498,8 @@ def check_directives(tmp):
 BAD_STUBS = [
     # (name, text, line, words the message must hold)
     ("unknown-field", "1 0 kvm_entry vcpu=1\n", 1, ["unknown field `vcpu`", "vcpu_id"]),
-    ("unknown-event", "cpus 1\n1 0 kvm_entryx\n", 2, ["unknown event `kvm_entryx`"]),
+    ("unknown-event", "cpus 1\n1 0 kvm_entryx\n", 2,
+     ["unknown event `kvm_entryx`", "kvm_x86_entry, kvm_exit"]),
     ("decreasing", "5 0 kvm_entry\n3 1 kvm_entry\n4 0 kvm_entry\n", 3,
      ["timestamp 4 of CPU 0 is before 5 (line 1)"]),
     ("bad-directive", "hostnam x\n", 1, ["unknown directive `hostnam`", "hostname"]),
@@ -439,6 +511,9 @@ BAD_STUBS = [
     ("cpu-range", "cpus 2\n1 2 kvm_entry\n", 2, ["CPU 2 is out of range"]),
     ("bad-uuid", "clock-uuid 1234\n", 1, ["clock-uuid"]),
     ("incomplete", "1 0\n", 1, ["incomplete event line"]),
+    ("bad-layout", "network-headers deep\n", 1, ["bad value `deep`", "nested"]),
+    ("nested-field", "network-headers nested\n1 0 net_dev_queue sk=1\n", 2,
+     ["unknown field `sk`", "saddr"]),
     ("binary", "\x01\x02\n", 1, ["unknown directive"]),
 ]
 
@@ -467,6 +542,28 @@ def check_bad_stubs(tmp):
     print("ok: bad stubs fail naming the line")
 
 
+def check_generated_files(tmp):
+    """The committed stubs are what their generators write (tc2stub only when
+    the Trace Compass XML of ../shared is there)."""
+    tools = os.path.join(vmtest.SOURCE_DIR, "tests", "tools")
+    runs = [[os.path.join(tools, "gen-scenarios")]]
+    shared = vmtest.shared_dir()
+    if shared and os.path.isdir(os.path.join(shared, "tc-stubs")):
+        runs.append([os.path.join(tools, "tc2stub"), os.path.join(shared, "tc-stubs")])
+    for run in runs:
+        out = os.path.join(tmp, "generated-" + os.path.basename(run[0]))
+        subprocess.run(["/usr/bin/python3"] + run + [out], check=True)
+        for folder in sorted(os.listdir(out)):
+            for entry in sorted(os.listdir(os.path.join(out, folder))):
+                with open(os.path.join(out, folder, entry)) as generated, \
+                        open(os.path.join(vmtest.STUB_DIR, folder, entry)) as committed:
+                    if generated.read() != committed.read():
+                        vmtest.fail("stub-traces/%s/%s differs from what %s writes" % (
+                            folder, entry, os.path.basename(run[0])))
+    print("ok: committed stubs match their generators (%s)" % ", ".join(
+        os.path.basename(run[0]) for run in runs))
+
+
 def main():
     if not os.path.isdir(vmtest.STUBGEN_PLUGIN_DIR):
         vmtest.fail("no vmstub plugin in " + vmtest.STUBGEN_PLUGIN_DIR)
@@ -475,6 +572,7 @@ def main():
         check_order_and_sorting(tmp)
         check_directives(tmp)
         check_bad_stubs(tmp)
+        check_generated_files(tmp)
 
 
 if __name__ == "__main__":

@@ -225,7 +225,8 @@ error:
 }
 
 bool stub_event_table_declare(struct stub_event_table *table, const char *name,
-		const char *const *specs, size_t spec_count, GString *error)
+		enum stub_event_layout layout, const char *const *specs, size_t spec_count,
+		GString *error)
 {
 	struct stub_event_def *def;
 	GArray *fields = parse_field_specs(specs, spec_count, error);
@@ -238,10 +239,12 @@ bool stub_event_table_declare(struct stub_event_table *table, const char *name,
 		/* A redefinition keeps the event's place (and class id). */
 		g_array_free(def->fields, TRUE);
 		def->fields = fields;
+		def->layout = layout;
 		return true;
 	}
 	def = g_new0(struct stub_event_def, 1);
 	def->name = g_strdup(name);
+	def->layout = layout;
 	def->index = table->defs->len;
 	def->fields = fields;
 	g_ptr_array_add(table->defs, def);
@@ -249,26 +252,41 @@ bool stub_event_table_declare(struct stub_event_table *table, const char *name,
 	return true;
 }
 
+static void declare_builtin(struct stub_event_table *table, const struct builtin_event *event)
+{
+	GString *error = g_string_new(NULL);
+	char **specs = g_strsplit(event->fields, " ", -1);
+
+	/* "" splits into no spec at all: an event without payload. */
+	if (!stub_event_table_declare(table, event->name, STUB_EVENT_LAYOUT_FLAT,
+			(const char *const *) specs, g_strv_length(specs), error)) {
+		g_error("built-in event %s: %s", event->name, error->str);
+	}
+	g_strfreev(specs);
+	g_string_free(error, TRUE);
+}
+
 struct stub_event_table *stub_event_table_create(void)
 {
 	struct stub_event_table *table = g_new0(struct stub_event_table, 1);
-	GString *error = g_string_new(NULL);
 
 	table->defs = g_ptr_array_new_with_free_func(destroy_event_def);
 	table->by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	for (size_t i = 0; i < G_N_ELEMENTS(builtin_events); i++) {
-		char **specs = g_strsplit(builtin_events[i].fields, " ", -1);
-		guint count = g_strv_length(specs);
-
-		/* "" splits into no spec at all: an event without payload. */
-		if (!stub_event_table_declare(table, builtin_events[i].name,
-				(const char *const *) specs, count, error)) {
-			g_error("built-in event %s: %s", builtin_events[i].name, error->str);
-		}
-		g_strfreev(specs);
+		declare_builtin(table, &builtin_events[i]);
 	}
-	g_string_free(error, TRUE);
 	return table;
+}
+
+bool stub_event_table_restore_builtin(struct stub_event_table *table, const char *name)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(builtin_events); i++) {
+		if (strcmp(builtin_events[i].name, name) == 0) {
+			declare_builtin(table, &builtin_events[i]);
+			return true;
+		}
+	}
+	return false;
 }
 
 void stub_event_table_destroy(struct stub_event_table *table)
@@ -279,6 +297,18 @@ void stub_event_table_destroy(struct stub_event_table *table)
 	g_hash_table_destroy(table->by_name);
 	g_ptr_array_free(table->defs, TRUE);
 	g_free(table);
+}
+
+char *stub_event_table_name_list(const struct stub_event_table *table)
+{
+	GString *list = g_string_new(NULL);
+
+	for (guint i = 0; i < table->defs->len; i++) {
+		const struct stub_event_def *def = g_ptr_array_index(table->defs, i);
+
+		g_string_append_printf(list, "%s%s", i ? ", " : "", def->name);
+	}
+	return g_string_free(list, FALSE);
 }
 
 const struct stub_event_def *stub_event_table_lookup(

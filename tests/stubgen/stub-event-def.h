@@ -33,8 +33,17 @@ struct stub_field_def {
 	enum stub_field_type type;
 };
 
+/* How the payload of an event is laid out in the trace. */
+enum stub_event_layout {
+	/* One payload member per field of the line. */
+	STUB_EVENT_LAYOUT_FLAT,
+	/* lttng-modules >= 2.9 network headers (stub-net-layout.h). */
+	STUB_EVENT_LAYOUT_NET_HEADERS,
+};
+
 struct stub_event_def {
 	char *name;
+	enum stub_event_layout layout;
 	/* Position in the definition table: the event class id follows it. */
 	size_t index;
 	/* struct stub_field_def, in payload order */
@@ -65,14 +74,22 @@ char *stub_event_def_field_list(const struct stub_event_def *def);
 struct stub_event_table *stub_event_table_create(void);
 void stub_event_table_destroy(struct stub_event_table *table);
 
+/* "a, b, c": the event names, in declaration order, for error messages. */
+char *stub_event_table_name_list(const struct stub_event_table *table);
+
 const struct stub_event_def *stub_event_table_lookup(
 		const struct stub_event_table *table, const char *name);
 
 /*
- * Declares (or redefines) NAME with the FIELD:TYPE specs of `specs`.
- * On a bad spec, returns false and describes it in `error`.
+ * Declares (or redefines) NAME with the FIELD:TYPE specs of `specs` (the
+ * fields of its lines) and the payload layout. On a bad spec, returns false
+ * and describes it in `error`.
  */
 bool stub_event_table_declare(struct stub_event_table *table, const char *name,
-		const char *const *specs, size_t spec_count, GString *error);
+		enum stub_event_layout layout, const char *const *specs, size_t spec_count,
+		GString *error);
+
+/* Gives NAME back its built-in definition; false when it has none. */
+bool stub_event_table_restore_builtin(struct stub_event_table *table, const char *name);
 
 #endif /* VMSTUB_STUB_EVENT_DEF_H */

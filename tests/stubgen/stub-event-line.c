@@ -193,9 +193,12 @@ bool stub_event_line_parse(struct stub_event_line *event, const struct stub_lexe
 	}
 	event->def = stub_event_table_lookup(events, stub_lexer_token(lexer, 2));
 	if (!event->def) {
-		g_string_printf(error, "unknown event `%s`: declare it with "
-			"`event NAME FIELD:TYPE ...` or use a built-in event "
-			"(see stub-traces/README.md)", stub_lexer_token(lexer, 2));
+		char *known = stub_event_table_name_list(events);
+
+		g_string_printf(error, "unknown event `%s`: known events are %s; declare "
+			"others with `event NAME FIELD:TYPE ...` (see stub-traces/README.md)",
+			stub_lexer_token(lexer, 2), known);
+		g_free(known);
 		return false;
 	}
 	reset_values(event);

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "stub-net-layout.h"
 #include "stub-number.h"
 
 #define DEFAULT_CLOCK_OFFSET_S 1600000000
@@ -13,7 +14,7 @@
 
 static const char accepted_directives[] =
 	"hostname, clock-offset-s, clock-offset-ns, clock-uuid, tracer, cpus, "
-	"packet-size, event, clock, packet-end-overlap, tracer-name";
+	"packet-size, event, clock, packet-end-overlap, tracer-name, network-headers";
 
 void stub_header_init(struct stub_header *header, const char *path)
 {
@@ -187,13 +188,49 @@ static bool apply_event(struct stub_header *header, const struct stub_lexer *lex
 	}
 	detail = g_string_new(NULL);
 	ok = stub_event_table_declare(header->events, stub_lexer_token(lexer, 1),
-		(const char *const *) lexer->tokens->pdata + 2, stub_lexer_count(lexer) - 2,
-		detail);
+		STUB_EVENT_LAYOUT_FLAT, (const char *const *) lexer->tokens->pdata + 2,
+		stub_lexer_count(lexer) - 2, detail);
 	if (!ok) {
 		g_string_printf(error, "event `%s`: %s", stub_lexer_token(lexer, 1), detail->str);
 	}
 	g_string_free(detail, TRUE);
 	return ok;
+}
+
+/*
+ * `network-headers nested`: the network device events take the layout of
+ * lttng-modules >= 2.9; `flat` gives them back their built-in definition.
+ */
+static bool apply_network_headers(struct stub_header *header, const struct stub_lexer *lexer,
+		GString *error)
+{
+	static const char usage[] = "`flat` (default: seq, ack_seq, flags at top level, like "
+		"the LTTng 2.1 addons) or `nested` (in variants, like lttng-modules >= 2.9)";
+	bool nested;
+
+	if (!expect_args(lexer, 1, usage, error)) {
+		return false;
+	}
+	nested = strcmp(stub_lexer_token(lexer, 1), "nested") == 0;
+	if (!nested && strcmp(stub_lexer_token(lexer, 1), "flat") != 0) {
+		g_string_printf(error, "bad value `%s` of `network-headers`: expecting %s",
+			stub_lexer_token(lexer, 1), usage);
+		return false;
+	}
+	for (size_t i = 0; stub_net_event_names[i]; i++) {
+		size_t count = 0;
+
+		while (stub_net_line_fields[count]) {
+			count++;
+		}
+		if (!nested) {
+			stub_event_table_restore_builtin(header->events, stub_net_event_names[i]);
+		} else if (!stub_event_table_declare(header->events, stub_net_event_names[i],
+				STUB_EVENT_LAYOUT_NET_HEADERS, stub_net_line_fields, count, error)) {
+			return false;
+		}
+	}
+	return true;
 }
 
 bool stub_header_apply(struct stub_header *header, const struct stub_lexer *lexer,
@@ -236,6 +273,8 @@ bool stub_header_apply(struct stub_header *header, const struct stub_lexer *lexe
 		return apply_clock(header, lexer, error);
 	} else if (strcmp(name, "event") == 0) {
 		return apply_event(header, lexer, error);
+	} else if (strcmp(name, "network-headers") == 0) {
+		return apply_network_headers(header, lexer, error);
 	}
 	g_string_printf(error, "unknown directive `%s`: expecting one of %s, "
 		"or an event line TIMESTAMP CPU NAME [FIELD=VALUE ...]", name, accepted_directives);

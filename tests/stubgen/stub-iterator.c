@@ -9,6 +9,7 @@
 #include <inttypes.h>
 
 #include "stub-event-line.h"
+#include "stub-net-layout.h"
 #include "stub-reader.h"
 
 #define ITER_ERROR(iter, ...) \
@@ -193,6 +194,9 @@ static bool set_payload(struct stub_iterator *iter, bt_field *payload)
 {
 	const struct stub_event_line *event = &iter->event;
 
+	if (event->def->layout == STUB_EVENT_LAYOUT_NET_HEADERS) {
+		return stub_net_payload_set(payload, event, iter->error);
+	}
 	for (guint i = 0; i < event->def->fields->len; i++) {
 		const struct stub_field_def *def =
 			&g_array_index(event->def->fields, struct stub_field_def, i);

@@ -16,6 +16,8 @@ struct scan_state {
 	const char *path;
 	struct stub_scan *scan;
 	struct stub_lexer lexer;
+	/* Every event line is parsed here, so that bad lines fail at init. */
+	struct stub_event_line event;
 	GString *detail;
 	/* uint64_t per CPU: last timestamp, and its line (0: none yet) */
 	GArray *last_ts;
@@ -45,9 +47,13 @@ static bool scan_event(struct scan_state *state, const char *line, size_t len, u
 	uint64_t ts, cpu;
 	struct stub_scan *scan = state->scan;
 
-	if (!stub_event_line_peek(line, len, &ts, &cpu, state->detail)) {
+	if (!stub_lexer_split(&state->lexer, line, len, state->detail) ||
+			!stub_event_line_parse(&state->event, &state->lexer, scan->header.events,
+				state->detail)) {
 		return false;
 	}
+	ts = state->event.ts;
+	cpu = state->event.cpu;
 	if (scan->header.cpus && cpu >= scan->header.cpus) {
 		g_string_printf(state->detail, "CPU %" PRIu64 " is out of range: `cpus %" PRIu64
 			"` accepts 0 to %" PRIu64, cpu, scan->header.cpus, scan->header.cpus - 1);
@@ -123,6 +129,7 @@ bool stub_scan_file(const char *path, struct stub_scan *scan, GString *error)
 		return false;
 	}
 	stub_lexer_init(&state.lexer);
+	stub_event_line_init(&state.event);
 	state.detail = g_string_new(NULL);
 	state.last_ts = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	state.last_line = g_array_new(FALSE, TRUE, sizeof(uint64_t));
@@ -130,6 +137,7 @@ bool stub_scan_file(const char *path, struct stub_scan *scan, GString *error)
 	g_array_free(state.last_ts, TRUE);
 	g_array_free(state.last_line, TRUE);
 	g_string_free(state.detail, TRUE);
+	stub_event_line_fini(&state.event);
 	stub_lexer_fini(&state.lexer);
 	fclose(file);
 	return ok;

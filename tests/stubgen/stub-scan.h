@@ -1,8 +1,9 @@
 /*
- * First pass over a stub file: applies the header directives and checks the
- * event lines' timestamps and CPUs (non-decreasing per CPU), so that bad
- * files fail at component initialization, and tells whether the file is
- * globally time-ordered (then it is streamed, else loaded and sorted).
+ * First pass over a stub file: applies the header directives and parses
+ * every event line (timestamps must not go back on one CPU), so that a bad
+ * file fails at component initialization, before anything is written, and
+ * tells whether the file is globally time-ordered (then it is streamed,
+ * else loaded and sorted).
  */
 
 #ifndef VMSTUB_STUB_SCAN_H

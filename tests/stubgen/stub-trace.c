@@ -7,6 +7,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "stub-net-layout.h"
+
 static bt_field_class *create_integer_class(bt_trace_class *trace_class,
 		enum stub_field_type type)
 {
@@ -64,7 +66,9 @@ static bool create_event_classes(struct stub_trace_classes *classes,
 			return false;
 		}
 		g_ptr_array_add(classes->event_classes, event_class);
-		payload = create_payload_class(classes->trace_class, def);
+		payload = def->layout == STUB_EVENT_LAYOUT_NET_HEADERS ?
+			stub_net_payload_class_create(classes->trace_class) :
+			create_payload_class(classes->trace_class, def);
 		if (!payload || bt_event_class_set_name(event_class, def->name) !=
 				BT_EVENT_CLASS_SET_NAME_STATUS_OK ||
 				bt_event_class_set_payload_field_class(event_class, payload) !=
