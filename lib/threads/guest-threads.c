@@ -346,8 +346,35 @@ static void on_statedump(struct vm_threads_machine *m, const struct vm_event *ev
 	thread_set_comm(thread_get(m, ev->u.statedump.tid), ev->u.statedump.name);
 }
 
+/* Whether a field the state machine needs is absent from the event. */
+static bool lacks_fields(const struct vm_event *ev)
+{
+	switch (ev->kind) {
+	case VM_EVENT_SCHED_SWITCH:
+		return ev->u.sched_switch.prev_tid == VM_FIELD_MISSING ||
+			ev->u.sched_switch.prev_state == VM_FIELD_MISSING ||
+			ev->u.sched_switch.next_tid == VM_FIELD_MISSING;
+	case VM_EVENT_SCHED_WAKEUP:
+		return ev->u.wakeup.tid == VM_FIELD_MISSING;
+	case VM_EVENT_PROCESS_FORK:
+		return ev->u.fork.child_tid == VM_FIELD_MISSING;
+	case VM_EVENT_PROCESS_EXIT:
+	case VM_EVENT_PROCESS_FREE:
+		return ev->u.exit.tid == VM_FIELD_MISSING;
+	case VM_EVENT_STATEDUMP_PROCESS:
+		return ev->u.statedump.tid == VM_FIELD_MISSING;
+	default:
+		return false;
+	}
+}
+
 void vm_threads_machine_feed(struct vm_threads_machine *m, const struct vm_event *ev)
 {
+	if (lacks_fields(ev)) {
+		warn(m, "missing-field", "scheduler or process event without its tid, "
+			"prev_state or child_tid field: such events are ignored");
+		return;
+	}
 	switch (ev->kind) {
 	case VM_EVENT_SCHED_SWITCH:
 		on_sched_switch(m, ev);

@@ -29,6 +29,8 @@ struct vm_threads {
 	struct vm_threads_vcpus *vcpus;
 	GHashTable *exit_isa;       /* host CPU -> struct cpu_isa */
 	struct vm_threads_warn_once *warned;
+	/* VM names of vm:vcpu_state events that named no machine when seen */
+	GHashTable *unmatched_vms;
 	/* some kvm or vm:vcpu_state event was seen */
 	bool host_seen;
 	bool any_event;
@@ -65,6 +67,7 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 		threads->exits);
 	threads->exit_isa = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	threads->warned = vm_threads_warn_once_create();
+	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return threads;
 }
 
@@ -78,6 +81,7 @@ void vm_threads_destroy(struct vm_threads *threads)
 	vm_threads_exit_stats_destroy(threads->exits);
 	g_hash_table_destroy(threads->exit_isa);
 	vm_threads_warn_once_destroy(threads->warned);
+	g_hash_table_destroy(threads->unmatched_vms);
 	g_free(threads);
 }
 
@@ -252,8 +256,12 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 	vm_threads_vcpus_change(threads->vcpus, ev->ts, vm, ev->u.vcpu_state.vcpu, &status,
 		exit_isa_on(threads, status.pcpu));
 	guest = g_hash_table_lookup(threads->machine_by_name, vm);
-	if (!guest)
+	if (!guest) {
+		/* Its trace may just not have had an event yet. */
+		if (!g_hash_table_contains(threads->unmatched_vms, vm))
+			g_hash_table_add(threads->unmatched_vms, g_strdup(vm));
 		return;
+	}
 	become_guest(guest);
 	vm_threads_machine_vcpu_changed(guest->threads, ev->ts, ev->u.vcpu_state.vcpu);
 }
@@ -286,6 +294,21 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 	}
 }
 
+/* A VM that vm:vcpu_state names but no trace is: its threads are missing. */
+static void warn_unmatched_vms(struct vm_threads *threads)
+{
+	GHashTableIter iter;
+	gpointer vm;
+
+	g_hash_table_iter_init(&iter, threads->unmatched_vms);
+	while (g_hash_table_iter_next(&iter, &vm, NULL)) {
+		if (!g_hash_table_contains(threads->machine_by_name, vm))
+			warn_once(threads, "unknown-vm", vm, "filter.vm.state reports vCPUs of "
+				"this VM, but no input trace is a machine of that name: give "
+				"its trace too to see its threads");
+	}
+}
+
 static void report_exit_stat(const struct vm_exit_stat *stat, void *data)
 {
 	struct vm_threads *threads = data;
@@ -311,6 +334,7 @@ void vm_threads_finish(struct vm_threads *threads)
 			vm_threads_role_gate_release(slot->gate, !threads->host_seen,
 				threads->cb.thread_interval, threads->cb.data);
 	}
+	warn_unmatched_vms(threads);
 	if (threads->any_event && !threads->host_seen)
 		warn_once(threads, "no-host", NULL, "no host found (no kvm_entry / kvm_exit "
 			"and no vm:vcpu_state event): thread states are each machine's own "

@@ -264,20 +264,47 @@ START_TEST(odd_input_warns_once)
 	/* 200 switched out where 100 ran: lost events, twice. */
 	feed_switch(&r, 0, 20, 0, "b", 200, 1, "c", 300);
 	feed_switch(&r, 0, 30, 0, "d", 400, 1, "swapper", 0);
-	/* no cpu_id: ignored, reported */
+	/* no cpu_id, no tid: ignored, reported */
 	feed_switch(&r, 0, 35, VM_FIELD_MISSING, "c", 300, 1, "a", 100);
+	feed_switch(&r, 0, 36, 0, "c", 300, VM_FIELD_MISSING, "a", 100);
+	feed_wakeup(&r, 0, 37, 0, "a", VM_FIELD_MISSING);
 	feed_other(&r, 0, 40);
 	vm_threads_finish(r.threads);
-	ck_assert_uint_eq(r.warnings->len, 3);
+	ck_assert_uint_eq(r.warnings->len, 4);
 	ck_assert_str_eq(r.warnings->pdata[0], "switch-mismatch:solo");
 	ck_assert_str_eq(r.warnings->pdata[1], "no-cpu:solo");
-	ck_assert_str_eq(r.warnings->pdata[2], "no-host:");
+	ck_assert_str_eq(r.warnings->pdata[2], "missing-field:solo");
+	ck_assert_str_eq(r.warnings->pdata[3], "no-host:");
 	/* 100 is taken off the CPU as runnable; 300 as runnable too. */
 	of_300 = rows_of(r.thread_rows, "solo,300,");
 	ck_assert_uint_eq(of_300->len, 2);
 	ck_assert_str_eq(of_300->pdata[0], "solo,300,c,running,20,30,,");
 	ck_assert_str_eq(of_300->pdata[1], "solo,300,c,runnable,30,40,,");
 	g_ptr_array_unref(of_300);
+	recorder_clear(&r);
+}
+END_TEST
+
+START_TEST(vcpus_of_an_unknown_vm)
+{
+	/* vCPU states of "other", whose trace is not in the input. */
+	struct recorder r;
+	GPtrArray *of_other;
+
+	recorder_init(&r);
+	with_host(&r);
+	feed_vcpu_state(&r, HOST, 5, "guest", 0, "guest", 40, 0, -1);
+	feed_vcpu_state(&r, HOST, 6, "other", 0, "guest", 41, 1, -1);
+	feed_vcpu_state(&r, HOST, 7, "other", 0, "hypervisor", 41, 1, 12);
+	feed_switch(&r, GUEST, 8, 0, "swapper", 0, 0, "x", 100);
+	feed_other(&r, GUEST, 10);
+	vm_threads_finish(r.threads);
+	ck_assert_uint_eq(r.warnings->len, 1);
+	ck_assert_str_eq(r.warnings->pdata[0], "unknown-vm:other");
+	/* Its vCPU intervals are still written. */
+	of_other = rows_of(r.vcpu_rows, "other,0,");
+	ck_assert_uint_eq(of_other->len, 2);
+	g_ptr_array_unref(of_other);
 	recorder_clear(&r);
 }
 END_TEST
@@ -298,6 +325,7 @@ int main(void)
 	tcase_add_test(tc, roles_from_the_trace);
 	tcase_add_test(tc, vcpu_blocked_and_svm_exits);
 	tcase_add_test(tc, odd_input_warns_once);
+	tcase_add_test(tc, vcpus_of_an_unknown_vm);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
