@@ -308,6 +308,16 @@ bool correlate_seek_upstreams(struct correlate_iter *iter)
 
 void correlate_forget_streams(struct correlate_iter *iter)
 {
+	guint i;
+
+	for (i = 0; i < iter->bounds->len; i++) {
+		struct upstream_bound *bound =
+			&g_array_index(iter->bounds, struct upstream_bound, i);
+
+		bound->cached_stream = NULL;
+		bound->cached_state = NULL;
+	}
+
 	iter->last_stream = NULL;
 	iter->last_stream_state = NULL;
 	g_hash_table_remove_all(iter->streams);

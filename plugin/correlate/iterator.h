@@ -75,6 +75,8 @@ struct upstream_bound {
 	int64_t input_ns;      /* time of its last timed message, own clock */
 	int64_t lower_bound;   /* no future message converts below this */
 	uint64_t machines;     /* machines it carries (bit per machine index) */
+	const bt_stream *cached_stream;         /* its last stream, and */
+	struct stream_state *cached_state;      /* that stream's state */
 	bool many_machines;    /* one of them has an index >= 64 */
 };
 

@@ -144,13 +144,25 @@ static void welcome_late_machine(struct correlate_iter *iter, struct machine *ma
 	}
 }
 
+/* The state of the message's stream, through the upstream's cache. */
+static struct stream_state *cached_stream_state(struct correlate_iter *iter,
+		struct upstream_bound *bound, const bt_stream *stream)
+{
+	if (bound->cached_stream != stream) {
+		bound->cached_state = correlate_stream_state(iter, stream);
+		bound->cached_stream = stream;
+	}
+
+	return bound->cached_state;
+}
+
 static struct machine *machine_of_message(struct correlate_iter *iter,
-		const bt_message *msg, const struct msg_time *time,
-		struct stream_state **state)
+		struct upstream_bound *bound, const bt_message *msg,
+		const struct msg_time *time, struct stream_state **state)
 {
 	*state = NULL;
 	if (time->stream) {
-		*state = correlate_stream_state(iter, time->stream);
+		*state = cached_stream_state(iter, bound, time->stream);
 		return (*state)->machine;
 	}
 
@@ -179,7 +191,7 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 {
 	struct upstream_bound *bound = bound_at(iter, upstream_index);
 	struct stream_state *state;
-	struct machine *machine = machine_of_message(iter, msg, time, &state);
+	struct machine *machine = machine_of_message(iter, bound, msg, time, &state);
 	bool clocked = machine && machine->has_clock && (!state || state->has_clock);
 
 	entry->msg = msg;
@@ -337,7 +349,7 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 			pending.msg = msg;
 			g_array_append_val(iter->pending, pending);
 			msg_time_get(msg, &time);
-			machine_of_message(iter, msg, &time, &state);
+			machine_of_message(iter, bound, msg, &time, &state);
 			bound->primed = time.has_time || (state && !state->has_clock);
 		}
 	}
