@@ -112,6 +112,17 @@ struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 	return state;
 }
 
+struct stream_state *correlate_upstream_stream_state(struct correlate_iter *iter,
+		struct upstream_bound *bound, const bt_stream *stream)
+{
+	if (bound->cached_stream != stream) {
+		bound->cached_state = correlate_stream_state(iter, stream);
+		bound->cached_stream = stream;
+	}
+
+	return bound->cached_state;
+}
+
 static const struct vm_sync_formula *formula_of_clock_class(void *data,
 		const bt_clock_class *clock_class)
 {

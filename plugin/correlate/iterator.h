@@ -156,6 +156,10 @@ struct machine_info *correlate_machine_info(struct correlate_iter *iter,
 struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 		const bt_stream *stream);
 
+/* The same, through the cache of the upstream the message came from. */
+struct stream_state *correlate_upstream_stream_state(struct correlate_iter *iter,
+		struct upstream_bound *bound, const bt_stream *stream);
+
 /* setup.c: names, parameter checks, roles, reference, formulas. */
 bool correlate_finalize_machines(struct correlate_iter *iter);
 

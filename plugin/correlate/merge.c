@@ -144,25 +144,13 @@ static void welcome_late_machine(struct correlate_iter *iter, struct machine *ma
 	}
 }
 
-/* The state of the message's stream, through the upstream's cache. */
-static struct stream_state *cached_stream_state(struct correlate_iter *iter,
-		struct upstream_bound *bound, const bt_stream *stream)
-{
-	if (bound->cached_stream != stream) {
-		bound->cached_state = correlate_stream_state(iter, stream);
-		bound->cached_stream = stream;
-	}
-
-	return bound->cached_state;
-}
-
 static struct machine *machine_of_message(struct correlate_iter *iter,
 		struct upstream_bound *bound, const bt_message *msg,
 		const struct msg_time *time, struct stream_state **state)
 {
 	*state = NULL;
 	if (time->stream) {
-		*state = cached_stream_state(iter, bound, time->stream);
+		*state = correlate_upstream_stream_state(iter, bound, time->stream);
 		return (*state)->machine;
 	}
 

@@ -283,19 +283,20 @@ static void note_event(struct correlate_iter *iter, const bt_message *msg,
 static void note_message(struct correlate_iter *iter, guint upstream_index,
 		const bt_message *msg, const struct msg_time *time)
 {
+	struct upstream_bound *bound;
 	struct stream_state *state;
 
 	if (!time->stream) {
 		return;
 	}
 
-	state = correlate_stream_state(iter, time->stream);
+	bound = &g_array_index(iter->bounds, struct upstream_bound, upstream_index);
+	state = correlate_upstream_stream_state(iter, bound, time->stream);
 	if (time->has_time) {
 		note_span(correlate_machine_info(iter, state->machine), time->ns);
 	}
 
-	note_machine(&g_array_index(iter->bounds, struct upstream_bound, upstream_index),
-		state->machine);
+	note_machine(bound, state->machine);
 	if (iter->sync_ready && bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
 		note_event(iter, msg, time, state);
 	}
