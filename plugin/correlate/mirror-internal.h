@@ -23,6 +23,18 @@ struct mirror_map {
 	void *last_value;
 };
 
+/*
+ * An upstream stream's mirror, with the packet it has open (babeltrace2
+ * packets of one stream never overlap), so that an event finds its output
+ * packet without another lookup.
+ */
+struct mirror_stream {
+	bt_stream *out;
+	/* The open upstream packet (referenced) and its mirror, or NULL. */
+	const bt_packet *in_packet;
+	bt_packet *out_packet;
+};
+
 struct mirror {
 	bt_self_message_iterator *self_msg_iter;
 	bt_self_component *self_comp;
@@ -42,9 +54,8 @@ struct mirror {
 	struct mirror_map traces;
 	struct mirror_map stream_classes;
 	struct mirror_map event_classes;
+	/* Values: struct mirror_stream. */
 	struct mirror_map streams;
-	/* Only packets between their beginning and end messages. */
-	struct mirror_map packets;
 	/*
 	 * Upstream field class -> its output copy, to find the output length or
 	 * selector field class of a dynamic array, option or variant.
@@ -53,6 +64,17 @@ struct mirror {
 	/* Upstream clock class -> formula (NULL: no known machine). */
 	struct mirror_map formulas;
 
+	/*
+	 * The last conversion: the component asks mirror_message_time() and
+	 * then mirror_convert() for the same message, and applying a formula
+	 * is the costliest step of an event.
+	 */
+	struct {
+		const bt_clock_class *clock_class;
+		int64_t ns_from_origin;
+		uint64_t value;
+	} last_conversion;
+
 	bool warned_negative_time;
 };
 
@@ -60,11 +82,17 @@ struct mirror {
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
 		(_mirror)->self_msg_iter, __VA_ARGS__)
 
-/* Logs to the standard error like babeltrace2's own components do. */
+/*
+ * Logs to the standard error, like babeltrace2's own components, with the
+ * component's name, at the component's log level.
+ */
 #define MIRROR_LOG(_mirror, _level, _letter, _fmt, ...) \
 	do { \
 		if ((_mirror)->log_level <= (_level)) { \
-			fprintf(stderr, _letter " VM.CORRELATE/MIRROR " _fmt "\n", \
+			fprintf(stderr, _letter " PLUGIN/FLT.VM.CORRELATE/MIRROR [%s] " \
+				_fmt "\n", \
+				bt_component_get_name(bt_self_component_as_component( \
+					(_mirror)->self_comp)), \
 				__VA_ARGS__); \
 		} \
 	} while (0)
@@ -98,9 +126,6 @@ static inline void *mirror_map_lookup(struct mirror_map *map, const void *key)
 /* Takes ownership of the references to `key` and `value`. */
 void mirror_map_insert(struct mirror_map *map, const void *key, void *value);
 
-/* Drops the mapping of `key` (and the references it held). */
-void mirror_map_remove(struct mirror_map *map, const void *key);
-
 /*
  * The converted value of `snapshot` (ns since the Unix epoch, reference time
  * base, which is also the output clock's value). On failure: false, with an
@@ -111,7 +136,13 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 
 /* mirror-metadata.c: the output trace IR objects, created on first use. */
 
-bt_stream *mirror_output_stream(struct mirror *mirror, const bt_stream *in);
+struct mirror_stream *mirror_output_stream(struct mirror *mirror,
+		const bt_stream *in);
+
+/* mirror.c */
+
+/* Forgets the stream's open packet, if any. */
+void mirror_stream_close_packet(struct mirror_stream *stream);
 bt_event_class *mirror_output_event_class(struct mirror *mirror,
 		const bt_event_class *in);
 

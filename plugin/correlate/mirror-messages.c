@@ -7,28 +7,18 @@
 
 #include "mirror-internal.h"
 
-static bt_packet *output_packet(struct mirror *mirror, const bt_packet *in)
+/* A new output packet, the mirror of `in`, now open in `stream`. */
+static bt_packet *open_output_packet(struct mirror *mirror,
+		struct mirror_stream *stream, const bt_packet *in)
 {
-	bt_packet *out = mirror_map_lookup(&mirror->packets, in);
-	bt_stream *out_stream;
-	const bt_field *in_context;
+	const bt_field *in_context = bt_packet_borrow_context_field_const(in);
+	bt_packet *out = bt_packet_create(stream->out);
 
-	if (out) {
-		return out;
-	}
-
-	out_stream = mirror_output_stream(mirror, bt_packet_borrow_stream_const(in));
-	if (!out_stream) {
-		return NULL;
-	}
-
-	out = bt_packet_create(out_stream);
 	if (!out) {
 		MIRROR_ERROR(mirror, "Cannot create an output packet (out of memory?).");
 		return NULL;
 	}
 
-	in_context = bt_packet_borrow_context_field_const(in);
 	if (in_context && !mirror_copy_field(mirror, in_context,
 			bt_packet_borrow_context_field(out))) {
 		MIRROR_ERROR(mirror, "Cannot copy a packet context.");
@@ -36,9 +26,30 @@ static bt_packet *output_packet(struct mirror *mirror, const bt_packet *in)
 		return NULL;
 	}
 
+	mirror_stream_close_packet(stream);
 	bt_packet_get_ref(in);
-	mirror_map_insert(&mirror->packets, in, out);
+	stream->in_packet = in;
+	stream->out_packet = out;
 	return out;
+}
+
+/* The mirror of `in`, the open packet of its stream (opened if needed). */
+static bt_packet *output_packet(struct mirror *mirror, const bt_packet *in,
+		struct mirror_stream **stream_out)
+{
+	struct mirror_stream *stream =
+		mirror_output_stream(mirror, bt_packet_borrow_stream_const(in));
+
+	if (!stream) {
+		return NULL;
+	}
+
+	if (stream_out) {
+		*stream_out = stream;
+	}
+
+	return stream->in_packet == in ? stream->out_packet :
+		open_output_packet(mirror, stream, in);
 }
 
 static bool copy_event_fields(struct mirror *mirror, const bt_event *in,
@@ -65,8 +76,8 @@ static bt_message *create_event_message(struct mirror *mirror,
 	bool has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(in);
 	bool has_packet = bt_stream_class_supports_packets(
 		bt_stream_borrow_class_const(in_stream));
-	bt_packet *out_packet = NULL;
-	bt_stream *out_stream = NULL;
+	bt_packet *out_packet;
+	struct mirror_stream *out_stream;
 	uint64_t time = 0;
 
 	if (has_clock && !mirror_convert_snapshot(mirror,
@@ -76,7 +87,8 @@ static bt_message *create_event_message(struct mirror *mirror,
 	}
 
 	if (has_packet) {
-		out_packet = output_packet(mirror, bt_event_borrow_packet_const(in_event));
+		out_packet = output_packet(mirror, bt_event_borrow_packet_const(in_event),
+			NULL);
 		if (!out_packet) {
 			return NULL;
 		}
@@ -94,8 +106,8 @@ static bt_message *create_event_message(struct mirror *mirror,
 
 	return has_clock ?
 		bt_message_event_create_with_default_clock_snapshot(iter, out_ec,
-			out_stream, time) :
-		bt_message_event_create(iter, out_ec, out_stream);
+			out_stream->out, time) :
+		bt_message_event_create(iter, out_ec, out_stream->out);
 }
 
 static bt_message *convert_event(struct mirror *mirror, const bt_message *in)
@@ -139,7 +151,7 @@ static bt_message *convert_stream_boundary(struct mirror *mirror,
 	const bt_stream *in_stream = beginning ?
 		bt_message_stream_beginning_borrow_stream_const(in) :
 		bt_message_stream_end_borrow_stream_const(in);
-	bt_stream *out_stream = mirror_output_stream(mirror, in_stream);
+	struct mirror_stream *out_stream = mirror_output_stream(mirror, in_stream);
 	bool has_clock = bt_stream_class_borrow_default_clock_class_const(
 		bt_stream_borrow_class_const(in_stream));
 	const bt_clock_snapshot *snapshot = NULL;
@@ -166,8 +178,9 @@ static bt_message *convert_stream_boundary(struct mirror *mirror,
 	}
 
 	out = beginning ?
-		bt_message_stream_beginning_create(mirror->self_msg_iter, out_stream) :
-		bt_message_stream_end_create(mirror->self_msg_iter, out_stream);
+		bt_message_stream_beginning_create(mirror->self_msg_iter,
+			out_stream->out) :
+		bt_message_stream_end_create(mirror->self_msg_iter, out_stream->out);
 	if (out && state == BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN) {
 		if (beginning) {
 			bt_message_stream_beginning_set_default_clock_snapshot(out, time);
@@ -185,7 +198,7 @@ static bt_message *convert_packet_beginning(struct mirror *mirror,
 	const bt_packet *in_packet = bt_message_packet_beginning_borrow_packet_const(in);
 	const bt_stream_class *in_sc = bt_stream_borrow_class_const(
 		bt_packet_borrow_stream_const(in_packet));
-	bt_packet *out_packet = output_packet(mirror, in_packet);
+	bt_packet *out_packet = output_packet(mirror, in_packet, NULL);
 	uint64_t time;
 
 	if (!out_packet) {
@@ -231,7 +244,8 @@ static bt_message *create_packet_end(struct mirror *mirror,
 static bt_message *convert_packet_end(struct mirror *mirror, const bt_message *in)
 {
 	const bt_packet *in_packet = bt_message_packet_end_borrow_packet_const(in);
-	bt_packet *out_packet = output_packet(mirror, in_packet);
+	struct mirror_stream *stream;
+	bt_packet *out_packet = output_packet(mirror, in_packet, &stream);
 	bt_message *out;
 
 	if (!out_packet) {
@@ -241,7 +255,7 @@ static bt_message *convert_packet_end(struct mirror *mirror, const bt_message *i
 	out = create_packet_end(mirror, in, in_packet, out_packet);
 	if (out) {
 		/* The message holds the output packet now; no event refers to it any more. */
-		mirror_map_remove(&mirror->packets, in_packet);
+		mirror_stream_close_packet(stream);
 	}
 
 	return out;
@@ -260,7 +274,7 @@ static bt_message *convert_discarded_events(struct mirror *mirror,
 		const bt_message *in)
 {
 	const bt_stream *in_stream = bt_message_discarded_events_borrow_stream_const(in);
-	bt_stream *out_stream = mirror_output_stream(mirror, in_stream);
+	struct mirror_stream *out_stream = mirror_output_stream(mirror, in_stream);
 	uint64_t beginning, end, count;
 	bt_message *out;
 
@@ -278,10 +292,10 @@ static bt_message *convert_discarded_events(struct mirror *mirror,
 		}
 
 		out = bt_message_discarded_events_create_with_default_clock_snapshots(
-			mirror->self_msg_iter, out_stream, beginning, end);
+			mirror->self_msg_iter, out_stream->out, beginning, end);
 	} else {
 		out = bt_message_discarded_events_create(mirror->self_msg_iter,
-			out_stream);
+			out_stream->out);
 	}
 
 	if (out && bt_message_discarded_events_get_count(in, &count) ==
@@ -296,7 +310,7 @@ static bt_message *convert_discarded_packets(struct mirror *mirror,
 		const bt_message *in)
 {
 	const bt_stream *in_stream = bt_message_discarded_packets_borrow_stream_const(in);
-	bt_stream *out_stream = mirror_output_stream(mirror, in_stream);
+	struct mirror_stream *out_stream = mirror_output_stream(mirror, in_stream);
 	uint64_t beginning, end, count;
 	bt_message *out;
 
@@ -314,10 +328,10 @@ static bt_message *convert_discarded_packets(struct mirror *mirror,
 		}
 
 		out = bt_message_discarded_packets_create_with_default_clock_snapshots(
-			mirror->self_msg_iter, out_stream, beginning, end);
+			mirror->self_msg_iter, out_stream->out, beginning, end);
 	} else {
 		out = bt_message_discarded_packets_create(mirror->self_msg_iter,
-			out_stream);
+			out_stream->out);
 	}
 
 	if (out && bt_message_discarded_packets_get_count(in, &count) ==

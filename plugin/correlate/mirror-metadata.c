@@ -152,6 +152,8 @@ static bt_trace *output_trace(struct mirror *mirror, const bt_trace *in)
 
 	bt_trace_get_ref(in);
 	mirror_map_insert(&mirror->traces, in, out);
+	MIRROR_DEBUG(mirror, "Mirroring trace `%s` with %" PRIu64 " streams.",
+		or_unnamed(bt_trace_get_name(in)), bt_trace_get_stream_count(in));
 	return add_known_streams(mirror, in, out) ? out : NULL;
 
 error:
@@ -307,12 +309,13 @@ error:
 }
 
 /* A new output stream that mirrors `in`, in `out_trace`, and its mapping. */
-static bt_stream *add_output_stream(struct mirror *mirror, const bt_stream *in,
-		bt_trace *out_trace)
+static struct mirror_stream *add_output_stream(struct mirror *mirror,
+		const bt_stream *in, bt_trace *out_trace)
 {
 	const char *name = bt_stream_get_name(in);
 	bt_stream_class *out_sc = output_stream_class(mirror,
 		bt_stream_borrow_class_const(in), bt_trace_borrow_class(out_trace));
+	struct mirror_stream *stream;
 	bt_stream *out;
 
 	if (!out_sc) {
@@ -333,9 +336,11 @@ static bt_stream *add_output_stream(struct mirror *mirror, const bt_stream *in,
 	}
 
 	bt_stream_set_user_attributes(out, bt_stream_borrow_user_attributes_const(in));
+	stream = g_new0(struct mirror_stream, 1);
+	stream->out = out;
 	bt_stream_get_ref(in);
-	mirror_map_insert(&mirror->streams, in, out);
-	return out;
+	mirror_map_insert(&mirror->streams, in, stream);
+	return stream;
 
 error:
 	MIRROR_ERROR(mirror, "Cannot mirror stream %" PRIu64 " (`%s`).",
@@ -362,9 +367,10 @@ static bool add_known_streams(struct mirror *mirror, const bt_trace *in,
 	return true;
 }
 
-bt_stream *mirror_output_stream(struct mirror *mirror, const bt_stream *in)
+struct mirror_stream *mirror_output_stream(struct mirror *mirror,
+		const bt_stream *in)
 {
-	bt_stream *out = mirror_map_lookup(&mirror->streams, in);
+	struct mirror_stream *out = mirror_map_lookup(&mirror->streams, in);
 	bt_trace *out_trace;
 
 	if (out) {

@@ -13,9 +13,25 @@ static void put_trace(gpointer p) { bt_trace_put_ref(p); }
 static void put_stream_class(gpointer p) { bt_stream_class_put_ref(p); }
 static void put_event_class(gpointer p) { bt_event_class_put_ref(p); }
 static void put_stream(gpointer p) { bt_stream_put_ref(p); }
-static void put_packet(gpointer p) { bt_packet_put_ref(p); }
 static void put_field_class(gpointer p) { bt_field_class_put_ref(p); }
 static void put_clock_class(gpointer p) { bt_clock_class_put_ref(p); }
+
+void mirror_stream_close_packet(struct mirror_stream *stream)
+{
+	bt_packet_put_ref(stream->in_packet);
+	bt_packet_put_ref(stream->out_packet);
+	stream->in_packet = NULL;
+	stream->out_packet = NULL;
+}
+
+static void destroy_mirror_stream(gpointer p)
+{
+	struct mirror_stream *stream = p;
+
+	mirror_stream_close_packet(stream);
+	bt_stream_put_ref(stream->out);
+	g_free(stream);
+}
 
 static void mirror_map_init(struct mirror_map *map, GDestroyNotify put_key,
 		GDestroyNotify put_value)
@@ -39,16 +55,6 @@ void mirror_map_insert(struct mirror_map *map, const void *key, void *value)
 	g_hash_table_insert(map->table, (gpointer) key, value);
 	map->last_key = key;
 	map->last_value = value;
-}
-
-void mirror_map_remove(struct mirror_map *map, const void *key)
-{
-	if (map->last_key == key) {
-		map->last_key = NULL;
-		map->last_value = NULL;
-	}
-
-	g_hash_table_remove(map->table, key);
 }
 
 /*
@@ -104,8 +110,7 @@ struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
 	mirror_map_init(&mirror->traces, put_trace, put_trace);
 	mirror_map_init(&mirror->stream_classes, put_stream_class, put_stream_class);
 	mirror_map_init(&mirror->event_classes, put_event_class, put_event_class);
-	mirror_map_init(&mirror->streams, put_stream, put_stream);
-	mirror_map_init(&mirror->packets, put_packet, put_packet);
+	mirror_map_init(&mirror->streams, put_stream, destroy_mirror_stream);
 	mirror_map_init(&mirror->formulas, put_clock_class, NULL);
 	mirror->field_classes = g_hash_table_new_full(g_direct_hash,
 		g_direct_equal, put_field_class, put_field_class);
@@ -119,7 +124,6 @@ void mirror_destroy(struct mirror *mirror)
 	}
 
 	/* Children before parents, although references make any order safe. */
-	mirror_map_fini(&mirror->packets);
 	mirror_map_fini(&mirror->streams);
 	mirror_map_fini(&mirror->event_classes);
 	mirror_map_fini(&mirror->stream_classes);
@@ -166,17 +170,39 @@ static const char *clock_class_name(const bt_clock_class *clock_class)
 	return name ? name : "(unnamed)";
 }
 
-bool mirror_convert_snapshot(struct mirror *mirror,
-		const bt_clock_snapshot *snapshot, bool report, uint64_t *value)
+static bool snapshot_ns_from_origin(struct mirror *mirror,
+		const bt_clock_snapshot *snapshot, bool report, int64_t *ns)
 {
-	const bt_clock_class *clock_class =
-		bt_clock_snapshot_borrow_clock_class_const(snapshot);
-	const struct vm_sync_formula *formula;
+	if (bt_clock_snapshot_get_ns_from_origin(snapshot, ns) ==
+			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		return true;
+	}
+
+	if (report) {
+		MIRROR_ERROR(mirror,
+			"Clock snapshot value %" PRIu64 " of clock class `%s` "
+			"overflows a signed 64-bit count of nanoseconds from its "
+			"origin: the trace's clock offset or frequency is wrong; "
+			"fix its metadata or shift it with src.ctf.fs's "
+			"`clock-class-offset-s` parameter.",
+			bt_clock_snapshot_get_value(snapshot),
+			clock_class_name(bt_clock_snapshot_borrow_clock_class_const(
+				snapshot)));
+	}
+
+	return false;
+}
+
+/* The reference time of `ns_from_origin`, clamped to the output clock's range. */
+static bool apply_formula(struct mirror *mirror,
+		const bt_clock_class *clock_class, int64_t ns_from_origin,
+		bool report, uint64_t *value)
+{
 	bool found;
-	int64_t ns_from_origin;
+	const struct vm_sync_formula *formula =
+		lookup_formula(mirror, clock_class, &found);
 	int64_t ref_ns;
 
-	formula = lookup_formula(mirror, clock_class, &found);
 	if (!found) {
 		if (report) {
 			MIRROR_ERROR(mirror,
@@ -184,21 +210,6 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 				"filter.vm.correlate: cannot convert its times to the "
 				"reference time base. Check that every input trace has "
 				"a `hostname` environment entry.",
-				clock_class_name(clock_class));
-		}
-		return false;
-	}
-
-	if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns_from_origin) !=
-			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
-		if (report) {
-			MIRROR_ERROR(mirror,
-				"Clock snapshot value %" PRIu64 " of clock class `%s` "
-				"overflows a signed 64-bit count of nanoseconds from its "
-				"origin: the trace's clock offset or frequency is wrong; "
-				"fix its metadata or shift it with src.ctf.fs's "
-				"`clock-class-offset-s` parameter.",
-				bt_clock_snapshot_get_value(snapshot),
 				clock_class_name(clock_class));
 		}
 		return false;
@@ -219,5 +230,33 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 	}
 
 	*value = (uint64_t) ref_ns;
+	return true;
+}
+
+bool mirror_convert_snapshot(struct mirror *mirror,
+		const bt_clock_snapshot *snapshot, bool report, uint64_t *value)
+{
+	const bt_clock_class *clock_class =
+		bt_clock_snapshot_borrow_clock_class_const(snapshot);
+	int64_t ns_from_origin;
+
+	if (!snapshot_ns_from_origin(mirror, snapshot, report, &ns_from_origin)) {
+		return false;
+	}
+
+	/* The formula's clock class is referenced: its address is not reused. */
+	if (mirror->last_conversion.clock_class == clock_class &&
+			mirror->last_conversion.ns_from_origin == ns_from_origin) {
+		*value = mirror->last_conversion.value;
+		return true;
+	}
+
+	if (!apply_formula(mirror, clock_class, ns_from_origin, report, value)) {
+		return false;
+	}
+
+	mirror->last_conversion.clock_class = clock_class;
+	mirror->last_conversion.ns_from_origin = ns_from_origin;
+	mirror->last_conversion.value = *value;
 	return true;
 }

@@ -12,7 +12,9 @@ with known and unknown times, and a stream class without any clock.
 The clock runs at 1 MHz with an offset, so that converting its values to
 the mirror's 1 GHz Unix-epoch clock is not the identity.
 
-Parameter `with-option-paths` (boolean, default false): see _payload_class().
+Parameters: `with-option-paths` (boolean, default false): see
+_payload_class(); `clock-offset-s` (integer, default 1700000000): the clock's
+offset in seconds.
 
 Test-only: loaded with `babeltrace2 --plugin-path=tests/mirrortest`.
 """
@@ -182,21 +184,20 @@ def _fill_payload(payload, i):
 
 
 class _KindsIterator(bt2._UserMessageIterator):
+    # Messages are made one at a time: some metadata appears mid-stream.
     def __init__(self, config, output_port):
         self._make_messages = output_port.user_data
-        self._messages = list(self._make_messages(self))
+        self._messages = self._make_messages(self)
 
     def _user_can_seek_beginning(self):
         return True
 
     def _user_seek_beginning(self):
         # The same streams again, with new packets, as src.ctf.fs does.
-        self._messages = list(self._make_messages(self))
+        self._messages = self._make_messages(self)
 
     def __next__(self):
-        if not self._messages:
-            raise StopIteration
-        return self._messages.pop(0)
+        return next(self._messages)
 
 
 @bt2.plugin_component_class
@@ -206,11 +207,13 @@ class _KindsSource(bt2._UserSourceComponent,
     def __init__(self, config, params, obj):
         option_paths = params.get("with-option-paths")
         option_paths = bool(option_paths) if option_paths is not None else False
+        offset_s = params.get("clock-offset-s")
+        offset_s = int(offset_s) if offset_s is not None else 1700000000
         tc = self._create_trace_class(user_attributes={"source": "kinds"},
                                       assigns_automatic_stream_class_id=False)
         clock = self._create_clock_class(
             frequency=1000000, name="kinds-clock",
-            offset=bt2.ClockClassOffset(1700000000, 250000),
+            offset=bt2.ClockClassOffset(offset_s, 250000),
             origin_is_unix_epoch=True)
         packet_context = tc.create_structure_field_class()
         packet_context.append_member("cpu", tc.create_unsigned_integer_field_class(32))
@@ -255,6 +258,10 @@ class _KindsSource(bt2._UserSourceComponent,
         self._timed = trace.create_stream(self._timed_class, id=5, name="timed-5",
                                           user_attributes={"stream": 1})
         self._untimed = trace.create_stream(untimed_class, id=9, name="untimed-9")
+        self._trace = trace
+        # Created during the iteration, after the mirror copied the rest.
+        self._late_class = None
+        self._late_stream = None
         self._add_output_port("out", self._messages)
 
     def _event(self, it, packet, when, i):
@@ -263,6 +270,29 @@ class _KindsSource(bt2._UserSourceComponent,
         msg.event.specific_context_field["seq"] = i
         _fill_payload(msg.event.payload_field, i)
         return msg
+
+    def _late_messages(self, it):
+        """An event class and a stream that appear mid-iteration (as with
+        LTTng live), and stream beginning/end messages with unknown times."""
+        if self._late_class is None:
+            payload = self._trace.cls.create_structure_field_class()
+            payload.append_member("late", self._trace.cls.create_string_field_class())
+            self._late_class = self._timed_class.create_event_class(
+                id=40, name="late", payload_field_class=payload)
+            self._late_stream = self._trace.create_stream(
+                self._timed_class, id=6, name="timed-6")
+        stream = self._late_stream
+        yield it._create_stream_beginning_message(stream)
+        packet = stream.create_packet()
+        packet.context_field["cpu"] = 2
+        packet.context_field["packet_bits"].value_as_integer = 0x42
+        yield it._create_packet_beginning_message(packet, 1031)
+        msg = it._create_event_message(self._late_class, packet, 1032)
+        msg.event.common_context_field["tid"] = 9
+        msg.event.payload_field["late"] = "created mid-iteration"
+        yield msg
+        yield it._create_packet_end_message(packet, 1033)
+        yield it._create_stream_end_message(stream)
 
     def _messages(self, it):
         timed, untimed = self._timed, self._untimed
@@ -283,7 +313,10 @@ class _KindsSource(bt2._UserSourceComponent,
         yield it._create_message_iterator_inactivity_message(self._clock, 1025)
         yield it._create_discarded_events_message(timed, 12, 1020, 1030)
         yield it._create_discarded_events_message(untimed, 3)
-        yield it._create_event_message(self._bare, packet, 1030)
+        bare = it._create_event_message(self._bare, packet, 1030)
+        bare.event.common_context_field["tid"] = 8
+        yield bare
+        yield from self._late_messages(it)
         yield it._create_packet_end_message(packet, 1040)
         yield it._create_discarded_packets_message(timed, 2, 1040, 1050)
         packet = timed.create_packet()
