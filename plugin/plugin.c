@@ -7,6 +7,8 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "state/state.h"
+
 BT_PLUGIN_MODULE();
 
 BT_PLUGIN(vm);
@@ -15,3 +17,16 @@ BT_PLUGIN_DESCRIPTION("Virtual machine trace analysis: synchronize host and gues
 BT_PLUGIN_AUTHOR("The vm plugin developers");
 BT_PLUGIN_LICENSE("MIT");
 BT_PLUGIN_VERSION(0, 1, 0, "");
+
+/* filter.vm.state */
+BT_PLUGIN_FILTER_COMPONENT_CLASS(state, state_iterator_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(state, VM_STATE_DESCRIPTION);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(state, VM_STATE_HELP);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(state, state_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(state, state_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(state,
+	state_iterator_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(state,
+	state_iterator_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHODS(state,
+	state_iterator_seek_beginning, state_iterator_can_seek_beginning);

@@ -1,0 +1,344 @@
+#include <glib.h>
+
+#include "model/kvm.h"
+#include "model/int64-key.h"
+#include "model/processes.h"
+
+struct kvm_model {
+	int64_t host;
+	/* Known machines: GUINT_TO_POINTER(machine) set. */
+	GHashTable *machines;
+	struct vm_processes *processes;
+	/* Host thread id -> gint64 vcpu_id, for every thread seen entering. */
+	GHashTable *vcpu_threads;
+	/* Host thread id -> gint64 vm_uid of its last vmsync_gh_host. */
+	GHashTable *thread_uid;
+	/* vm_uid -> gint64 guest machine, from the guests' vmsync events. */
+	GHashTable *uid_guest;
+	/* QEMU pid -> gint64 guest machine (parameter vm-pids). */
+	GHashTable *pid_guest;
+	/*
+	 * Host thread id -> struct resolved_vm: the answer of vm_of_thread()
+	 * is recomputed only after something it depends on was learnt.
+	 */
+	GHashTable *resolved;
+	uint64_t generation;
+};
+
+struct resolved_vm {
+	int64_t vm;
+	bool tentative;
+	uint64_t generation;
+};
+
+static void *kvm_create(void)
+{
+	struct kvm_model *kvm = g_new0(struct kvm_model, 1);
+
+	kvm->host = VM_MODEL_UNKNOWN;
+	kvm->machines = g_hash_table_new(g_direct_hash, g_direct_equal);
+	kvm->processes = vm_processes_create();
+	kvm->vcpu_threads = vm_int64_table_new(g_free);
+	kvm->thread_uid = vm_int64_table_new(g_free);
+	kvm->uid_guest = vm_int64_table_new(g_free);
+	kvm->pid_guest = vm_int64_table_new(g_free);
+	kvm->resolved = vm_int64_table_new(g_free);
+	return kvm;
+}
+
+static void kvm_destroy(void *data)
+{
+	struct kvm_model *kvm = data;
+
+	if (!kvm)
+		return;
+	g_hash_table_destroy(kvm->machines);
+	vm_processes_destroy(kvm->processes);
+	g_hash_table_destroy(kvm->vcpu_threads);
+	g_hash_table_destroy(kvm->thread_uid);
+	g_hash_table_destroy(kvm->uid_guest);
+	g_hash_table_destroy(kvm->pid_guest);
+	g_hash_table_destroy(kvm->resolved);
+	g_free(kvm);
+}
+
+static void kvm_add_machine(void *data, unsigned int machine)
+{
+	struct kvm_model *kvm = data;
+
+	if (g_hash_table_add(kvm->machines, GUINT_TO_POINTER(machine)))
+		kvm->generation++;
+}
+
+static void kvm_set_vm_pid(void *data, unsigned int guest_machine, int64_t pid)
+{
+	struct kvm_model *kvm = data;
+
+	kvm_add_machine(kvm, guest_machine);
+	vm_int64_table_insert(kvm->pid_guest, pid, vm_int64_box(guest_machine));
+	kvm->generation++;
+}
+
+static bool kvm_needs_thread(const struct vm_event *event)
+{
+	return event->kind == VM_EVENT_KVM_ENTRY ||
+		event->kind == VM_EVENT_KVM_EXIT ||
+		event->kind == VM_EVENT_VMSYNC_GH_HOST;
+}
+
+static bool is_host_event(const struct kvm_model *kvm,
+		const struct vm_event *event)
+{
+	return kvm->host == (int64_t) event->machine;
+}
+
+/* A guest reports a vm_uid: from now on, host events naming it are trusted. */
+static void learn_guest_uid(struct kvm_model *kvm, const struct vm_event *event)
+{
+	int64_t uid = event->u.vmsync.vm_uid;
+
+	if (uid == VM_FIELD_MISSING || is_host_event(kvm, event) ||
+			vm_int64_table_lookup(kvm->uid_guest, uid))
+		return;
+	vm_int64_table_insert(kvm->uid_guest, uid, vm_int64_box(event->machine));
+	kvm->generation++;
+}
+
+static void learn_thread_uid(struct kvm_model *kvm, const struct vm_event *event,
+		int64_t tid)
+{
+	const gint64 *known;
+	int64_t uid = event->u.vmsync.vm_uid;
+
+	if (uid == VM_FIELD_MISSING || tid < 0 || !is_host_event(kvm, event))
+		return;
+	known = vm_int64_table_lookup(kvm->thread_uid, tid);
+	if (known && *known == uid)
+		return;
+	vm_int64_table_insert(kvm->thread_uid, tid, vm_int64_box(uid));
+	kvm->generation++;
+}
+
+static void learn_vcpu_thread(struct kvm_model *kvm,
+		const struct vm_event *event, int64_t tid)
+{
+	const gint64 *known;
+	int64_t vcpu_id = event->u.kvm_entry.vcpu_id;
+
+	if (tid < 0 || vcpu_id == VM_FIELD_MISSING || !is_host_event(kvm, event))
+		return;
+	known = vm_int64_table_lookup(kvm->vcpu_threads, tid);
+	if (known && *known == vcpu_id)
+		return;
+	vm_int64_table_insert(kvm->vcpu_threads, tid, vm_int64_box(vcpu_id));
+	kvm->generation++;
+}
+
+static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
+{
+	struct kvm_model *kvm = data;
+
+	kvm_add_machine(kvm, event->machine);
+	switch (event->kind) {
+	case VM_EVENT_KVM_ENTRY:
+	case VM_EVENT_KVM_EXIT:
+		if (kvm->host == VM_MODEL_UNKNOWN) {
+			kvm->host = event->machine;
+			kvm->generation++;
+		}
+		if (event->kind == VM_EVENT_KVM_ENTRY)
+			learn_vcpu_thread(kvm, event, tid);
+		break;
+	case VM_EVENT_VMSYNC_GH_HOST:
+		learn_thread_uid(kvm, event, tid);
+		break;
+	case VM_EVENT_VMSYNC_GH_GUEST:
+	case VM_EVENT_VMSYNC_HG_GUEST:
+		learn_guest_uid(kvm, event);
+		break;
+	case VM_EVENT_STATEDUMP_PROCESS:
+	case VM_EVENT_PROCESS_FORK:
+		if (vm_processes_learn(kvm->processes, event))
+			kvm->generation++;
+		break;
+	default:
+		break;
+	}
+}
+
+static int64_t kvm_host(void *data)
+{
+	const struct kvm_model *kvm = data;
+
+	return kvm->host;
+}
+
+static void kvm_transition(void *data, const struct vm_event *event,
+		struct vm_model_transition *out)
+{
+	(void) data;
+	out->kind = VM_MODEL_TRANSITION_NONE;
+	out->vcpu_id = -1;
+	out->exit_reason = -1;
+	out->fields_missing = false;
+	if (event->kind == VM_EVENT_KVM_ENTRY) {
+		out->kind = VM_MODEL_TRANSITION_ENTER_GUEST;
+		out->fields_missing = event->u.kvm_entry.vcpu_id == VM_FIELD_MISSING;
+		if (!out->fields_missing)
+			out->vcpu_id = event->u.kvm_entry.vcpu_id;
+	} else if (event->kind == VM_EVENT_KVM_EXIT) {
+		out->kind = VM_MODEL_TRANSITION_EXIT_GUEST;
+		out->fields_missing = event->u.kvm_exit.exit_reason == VM_FIELD_MISSING;
+		if (!out->fields_missing)
+			out->exit_reason = event->u.kvm_exit.exit_reason;
+	}
+}
+
+/* The guest that reported `uid`, VM_MODEL_UNKNOWN if no guest did. */
+static int64_t trusted_guest_of_uid(const struct kvm_model *kvm, int64_t uid)
+{
+	const gint64 *guest = vm_int64_table_lookup(kvm->uid_guest, uid);
+
+	if (!guest || *guest == kvm->host)
+		return VM_MODEL_UNKNOWN;
+	return *guest;
+}
+
+static int64_t pid_of(const struct kvm_model *kvm, int64_t tid)
+{
+	return vm_processes_pid_of(kvm->processes, (unsigned int) kvm->host, tid);
+}
+
+/* Rule 1: a trusted vm_uid reported by the thread or by its process. */
+static int64_t vm_from_vmsync(const struct kvm_model *kvm, int64_t tid)
+{
+	const gint64 *uid = vm_int64_table_lookup(kvm->thread_uid, tid);
+	int64_t pid = pid_of(kvm, tid);
+	GHashTableIter iter;
+	gpointer key, value;
+
+	if (uid && trusted_guest_of_uid(kvm, *uid) != VM_MODEL_UNKNOWN)
+		return trusted_guest_of_uid(kvm, *uid);
+	g_hash_table_iter_init(&iter, kvm->thread_uid);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		int64_t guest = trusted_guest_of_uid(kvm, *(gint64 *) value);
+
+		if (guest != VM_MODEL_UNKNOWN && pid_of(kvm, *(gint64 *) key) == pid)
+			return guest;
+	}
+	return VM_MODEL_UNKNOWN;
+}
+
+/* Rule 2: parameter vm-pids. */
+static int64_t vm_from_pids(const struct kvm_model *kvm, int64_t tid)
+{
+	const gint64 *guest = vm_int64_table_lookup(kvm->pid_guest, pid_of(kvm, tid));
+
+	/* The host is no guest, even if the user says so. */
+	return guest && *guest != kvm->host ? *guest : VM_MODEL_UNKNOWN;
+}
+
+/* The one guest machine, VM_MODEL_UNKNOWN unless there is exactly one. */
+static int64_t single_guest(const struct kvm_model *kvm)
+{
+	GHashTableIter iter;
+	gpointer key;
+	int64_t guest = VM_MODEL_UNKNOWN;
+
+	if (kvm->host == VM_MODEL_UNKNOWN)
+		return VM_MODEL_UNKNOWN;
+	g_hash_table_iter_init(&iter, kvm->machines);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		int64_t machine = GPOINTER_TO_UINT(key);
+
+		if (machine == kvm->host)
+			continue;
+		if (guest != VM_MODEL_UNKNOWN)
+			return VM_MODEL_UNKNOWN;
+		guest = machine;
+	}
+	return guest;
+}
+
+/* Whether all vCPU threads seen so far belong to one process. */
+static bool single_vcpu_process(const struct kvm_model *kvm)
+{
+	GHashTableIter iter;
+	gpointer key;
+	int64_t pid = -1;
+
+	g_hash_table_iter_init(&iter, kvm->vcpu_threads);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		int64_t thread_pid = pid_of(kvm, *(gint64 *) key);
+
+		if (pid >= 0 && thread_pid != pid)
+			return false;
+		pid = thread_pid;
+	}
+	return pid >= 0;
+}
+
+/* Rule 3: one guest, one QEMU process with vCPU threads. */
+static int64_t vm_from_single_guest(const struct kvm_model *kvm, int64_t tid)
+{
+	if (!vm_int64_table_lookup(kvm->vcpu_threads, tid) ||
+			!single_vcpu_process(kvm))
+		return VM_MODEL_UNKNOWN;
+	return single_guest(kvm);
+}
+
+/*
+ * Rule 3 is a guess: a second QEMU process with vCPU threads, seen later,
+ * would make it wrong.
+ */
+static int64_t resolve_vm(const struct kvm_model *kvm, int64_t tid,
+		bool *tentative)
+{
+	int64_t vm = vm_from_vmsync(kvm, tid);
+
+	*tentative = false;
+	if (vm == VM_MODEL_UNKNOWN)
+		vm = vm_from_pids(kvm, tid);
+	if (vm == VM_MODEL_UNKNOWN) {
+		vm = vm_from_single_guest(kvm, tid);
+		*tentative = vm != VM_MODEL_UNKNOWN;
+	}
+	return vm;
+}
+
+static int64_t kvm_vm_of_thread(void *data, int64_t tid, bool *tentative)
+{
+	struct kvm_model *kvm = data;
+	struct resolved_vm *resolved;
+
+	*tentative = false;
+	if (kvm->host == VM_MODEL_UNKNOWN)
+		return VM_MODEL_UNKNOWN;
+	resolved = vm_int64_table_lookup(kvm->resolved, tid);
+	if (!resolved) {
+		resolved = g_new0(struct resolved_vm, 1);
+		resolved->generation = kvm->generation + 1;
+		vm_int64_table_insert(kvm->resolved, tid, resolved);
+	}
+	if (resolved->generation != kvm->generation) {
+		resolved->vm = resolve_vm(kvm, tid, &resolved->tentative);
+		resolved->generation = kvm->generation;
+	}
+	*tentative = resolved->tentative;
+	return resolved->vm;
+}
+
+const struct vm_model_class vm_model_kvm = {
+	.name = "kvm",
+	.description = "Linux KVM with QEMU: vCPU threads emit kvm_entry/kvm_exit "
+		"(or kvm_x86_entry/kvm_x86_exit)",
+	.create = kvm_create,
+	.destroy = kvm_destroy,
+	.add_machine = kvm_add_machine,
+	.set_vm_pid = kvm_set_vm_pid,
+	.needs_thread = kvm_needs_thread,
+	.learn = kvm_learn,
+	.host = kvm_host,
+	.transition = kvm_transition,
+	.vm_of_thread = kvm_vm_of_thread,
+};

@@ -1,0 +1,94 @@
+#ifndef VM_MODEL_MODEL_H
+#define VM_MODEL_MODEL_H
+
+/*
+ * A hypervisor model: what the vCPU state machine (lib/vcpu/) needs to know
+ * from a hypervisor, and nothing else. The state machine knows threads, CPUs
+ * and scheduling; the model says which machine is the host, which host
+ * events move a vCPU thread into or out of guest mode, and which VM a vCPU
+ * thread belongs to. Adding a hypervisor is one file defining a
+ * `struct vm_model_class` plus its entry in the registry (registry.c).
+ *
+ * Machines are the indexes of struct vm_event. No babeltrace2 types here.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/* Returned by host() and vm_of_thread() while the answer is not known. */
+#define VM_MODEL_UNKNOWN (-1)
+
+enum vm_model_transition_kind {
+	VM_MODEL_TRANSITION_NONE = 0,
+	VM_MODEL_TRANSITION_ENTER_GUEST, /* the vCPU starts running guest code */
+	VM_MODEL_TRANSITION_EXIT_GUEST,  /* the vCPU is back in the hypervisor */
+};
+
+struct vm_model_transition {
+	enum vm_model_transition_kind kind;
+	int64_t vcpu_id;      /* ENTER_GUEST: the vCPU number, -1 if unknown */
+	int64_t exit_reason;  /* EXIT_GUEST: the exit reason, -1 if unknown */
+	/* The event lacks a field the model needs (the caller warns). */
+	bool fields_missing;
+};
+
+struct vm_model_class {
+	const char *name;
+	const char *description;
+
+	/* Returns the model's private state; destroy() frees it. */
+	void *(*create)(void);
+	void (*destroy)(void *model);
+
+	/* A machine exists (the host or a guest), even before its first event. */
+	void (*add_machine)(void *model, unsigned int machine);
+
+	/*
+	 * The user says that the VM `guest_machine` is the host process `pid`
+	 * (parameter `vm-pids`).
+	 */
+	void (*set_vm_pid)(void *model, unsigned int guest_machine, int64_t pid);
+
+	/*
+	 * Whether learn() and transition() need the thread that emitted the
+	 * event (the current thread of its CPU). The state machine holds such
+	 * events back until it knows that thread.
+	 */
+	bool (*needs_thread)(const struct vm_event *event);
+
+	/*
+	 * Learns from an event, in input order, ahead of the state machine's
+	 * use of the answers (look-ahead). `tid` is the emitting thread, -1
+	 * when unknown or not needed.
+	 */
+	void (*learn)(void *model, const struct vm_event *event, int64_t tid);
+
+	/* The host machine, VM_MODEL_UNKNOWN while not known. */
+	int64_t (*host)(void *model);
+
+	/* What a host event means for the vCPU run by the emitting thread. */
+	void (*transition)(void *model, const struct vm_event *event,
+		struct vm_model_transition *out);
+
+	/*
+	 * The guest machine whose vCPU the host thread `tid` runs, from what
+	 * was learnt so far; VM_MODEL_UNKNOWN while not known. `*tentative`
+	 * is set when the answer is a guess that later input could change
+	 * (the state machine then keeps looking ahead before relying on it).
+	 */
+	int64_t (*vm_of_thread)(void *model, int64_t tid, bool *tentative);
+};
+
+/* A model instance: its class and its state. */
+struct vm_model {
+	const struct vm_model_class *cls;
+	void *data;
+};
+
+/* NULL-safe creation from a class; vm_model_destroy(NULL) does nothing. */
+struct vm_model *vm_model_create(const struct vm_model_class *cls);
+void vm_model_destroy(struct vm_model *model);
+
+#endif /* VM_MODEL_MODEL_H */

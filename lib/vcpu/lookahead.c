@@ -1,0 +1,272 @@
+/*
+ * The bounded look-ahead. Each awaited answer pins the oldest input it
+ * governs: an input parked until its CPU's thread is known, the first
+ * change of a vCPU thread whose VM (or number) is not known, the switch-in
+ * of a thread that may still turn out to be a vCPU thread. Inputs older
+ * than every pin leave the queue; the others stay unless the queue spans
+ * more trace time or more inputs than the limits allow: then the tracker
+ * stops waiting for what it misses, says so once if it matters, and goes on.
+ */
+
+#include <inttypes.h>
+
+#include "vcpu/tracker-private.h"
+#include "model/int64-key.h"
+
+void held_input_free(struct held_input *input)
+{
+	if (input->changes)
+		g_array_free(input->changes, TRUE);
+	g_free(input);
+}
+
+bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq)
+{
+	const struct held_input *head = g_queue_peek_head(tracker->held);
+
+	return head && seq >= head->seq;
+}
+
+static bool host_known(const struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+
+	return model->cls->host(model->data) != VM_MODEL_UNKNOWN;
+}
+
+static uint64_t min_seq(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The oldest input a vCPU thread still waiting for its VM needs held;
+ * forgets the threads whose VM became known (a guess once no later input
+ * contradicted it for a while).
+ */
+static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	uint64_t barrier = UINT64_MAX;
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, tracker->unmapped);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		struct vcpu_thread *thread = value;
+		bool tentative;
+		bool known = model->cls->vm_of_thread(model->data, thread->tid,
+			&tentative) != VM_MODEL_UNKNOWN;
+		bool guess_checked = tracker->newest_ts -
+			thread->awaiting_since_ts > tracker->limits.tentative_ns;
+
+		if (thread->ended || (known && thread->vcpu_id >= 0 &&
+				(!tentative || guess_checked))) {
+			thread->awaiting_vm = false;
+			g_hash_table_iter_remove(&iter);
+			continue;
+		}
+		barrier = min_seq(barrier, thread->hold_from_seq);
+	}
+	return barrier;
+}
+
+/*
+ * The oldest switch-in that may still turn out to be a vCPU thread's;
+ * forgets those that can no longer: released, now a vCPU thread's (already
+ * accounted), not on the host, or older than the grace period.
+ */
+static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+	uint64_t barrier = UINT64_MAX;
+	GHashTableIter iter;
+	gpointer key;
+
+	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		const struct machine_cpu *cpu = key;
+		const struct vcpu_thread *thread = vm_int64_table_lookup(
+			tracker->threads, cpu->current_tid);
+
+		if (!lookahead_holds(tracker, cpu->switch_in_seq) ||
+				(thread && !thread->ended) ||
+				(host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
+				tracker->newest_ts - cpu->switch_in_ts >
+					tracker->limits.switch_in_grace_ns) {
+			g_hash_table_iter_remove(&iter);
+			continue;
+		}
+		barrier = min_seq(barrier, cpu->switch_in_seq);
+	}
+	return barrier;
+}
+
+/* The oldest input parked until its CPU's thread is known. */
+static uint64_t parked_barrier(struct vm_vcpu_tracker *tracker)
+{
+	uint64_t barrier = UINT64_MAX;
+	GHashTableIter iter;
+	gpointer value;
+
+	if (tracker->parked_count == 0)
+		return barrier;
+	g_hash_table_iter_init(&iter, tracker->cpus);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct machine_cpu *cpu = value;
+		const struct held_input *oldest = g_queue_peek_head(cpu->parked);
+
+		if (oldest)
+			barrier = min_seq(barrier, oldest->seq);
+	}
+	return barrier;
+}
+
+/*
+ * Inputs older than the barrier can leave: nothing that may still be
+ * learnt changes what is reported with them.
+ */
+static uint64_t hold_barrier(struct vm_vcpu_tracker *tracker)
+{
+	return min_seq(parked_barrier(tracker), min_seq(
+		unmapped_barrier(tracker), switch_in_barrier(tracker)));
+}
+
+static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
+{
+	const struct held_input *head = g_queue_peek_head(tracker->held);
+
+	if (g_queue_get_length(tracker->held) > tracker->limits.max_events)
+		return true;
+	return head->ts != INT64_MIN &&
+		tracker->newest_ts - head->ts > tracker->limits.window_ns;
+}
+
+/*
+ * No host: said once, after a window of trace time without one (or at the
+ * end). Nothing is held for it: a vCPU thread's first events are caught by
+ * the switch-in grace and the other holds.
+ */
+static void report_no_host(struct vm_vcpu_tracker *tracker, const char *when)
+{
+	GHashTableIter iter;
+	gpointer key;
+
+	if (tracker->no_host_reported || host_known(tracker))
+		return;
+	tracker->no_host_reported = true;
+	g_hash_table_iter_init(&iter, tracker->machines);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		vcpu_warn(tracker, VM_VCPU_WARN_NO_HOST, GPOINTER_TO_UINT(key),
+			"No host found %s: no machine has the hypervisor events "
+			"that model `%s` recognizes, so no vCPU mode is computed. "
+			"If this machine is a guest, give the host's trace too, "
+			"recorded with the hypervisor's events enabled (kvm_entry "
+			"and kvm_exit for KVM).", when, tracker->model->cls->name);
+}
+
+static void give_up_parked(struct vm_vcpu_tracker *tracker)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, tracker->cpus);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		struct machine_cpu *cpu = value;
+
+		if (!g_queue_is_empty(cpu->parked))
+			state_drop_parked(tracker, cpu);
+	}
+}
+
+/* vCPU threads with no VM at all (a guess is not worth a warning). */
+static unsigned int count_without_vm(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	GHashTableIter iter;
+	gpointer value;
+	unsigned int count = 0;
+
+	g_hash_table_iter_init(&iter, tracker->unmapped);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct vcpu_thread *thread = value;
+		bool tentative;
+
+		if (model->cls->vm_of_thread(model->data, thread->tid,
+				&tentative) == VM_MODEL_UNKNOWN)
+			count++;
+	}
+	return count;
+}
+
+static void give_up_unmapped(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+	unsigned int without_vm = count_without_vm(tracker);
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, tracker->unmapped);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		((struct vcpu_thread *) value)->awaiting_vm = false;
+	g_hash_table_remove_all(tracker->unmapped);
+	if (without_vm == 0)
+		return;
+	vcpu_warn(tracker, VM_VCPU_WARN_LOOKAHEAD_LIMIT, (unsigned int) host,
+		"Stopped waiting for the VM of %u vCPU thread(s) after %" PRId64
+		" ns or %" PRIu64 " events of look-ahead; their modes are "
+		"reported once their VM is known. If no guest trace reports "
+		"vmsync events, map guests to QEMU processes with parameter "
+		"`vm-pids`.", without_vm, tracker->limits.window_ns,
+		tracker->limits.max_events);
+}
+
+static void give_up(struct vm_vcpu_tracker *tracker)
+{
+	if (tracker->parked_count > 0)
+		give_up_parked(tracker);
+	give_up_unmapped(tracker);
+	g_hash_table_remove_all(tracker->recent_switch_ins);
+}
+
+static void release_head(struct vm_vcpu_tracker *tracker)
+{
+	struct held_input *input = g_queue_pop_head(tracker->held);
+	guint i;
+
+	tracker->callbacks.release(tracker->user, input->cookie);
+	for (i = 0; input->changes && i < input->changes->len; i++)
+		report_change(tracker, input->ts, &g_array_index(input->changes,
+			struct pending_change, i));
+	held_input_free(input);
+}
+
+void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
+{
+	uint64_t barrier;
+
+	if (everything) {
+		report_no_host(tracker, "in the whole input");
+		give_up_parked(tracker);
+	} else if (tracker->first_ts != INT64_MIN &&
+			tracker->newest_ts - tracker->first_ts > tracker->limits.window_ns) {
+		report_no_host(tracker, "within the look-ahead window");
+	}
+	barrier = everything ? UINT64_MAX : hold_barrier(tracker);
+	while (!g_queue_is_empty(tracker->held)) {
+		const struct held_input *head = g_queue_peek_head(tracker->held);
+
+		if (head->seq >= barrier) {
+			if (!limit_exceeded(tracker))
+				break;
+			/* Past the limits, stop waiting for what is missing. */
+			give_up(tracker);
+			barrier = hold_barrier(tracker);
+			if (head->seq >= barrier)
+				barrier = head->seq + 1;
+		}
+		release_head(tracker);
+	}
+}

@@ -1,0 +1,168 @@
+/*
+ * Reporting a mode change when its input leaves the look-ahead: the VM of
+ * the thread is asked for now, with everything learnt meanwhile. Outputs are
+ * per (VM, vCPU number), so this is also where a thread that starts running
+ * another vCPU, or a vCPU that another thread starts running, is resolved:
+ * a vCPU has one owner thread at a time, the last one that entered its
+ * guest code.
+ */
+
+#include <inttypes.h>
+
+#include "vcpu/tracker-private.h"
+#include "model/int64-key.h"
+
+static void call_back(struct vm_vcpu_tracker *tracker, int64_t ts,
+		unsigned int vm, int64_t vcpu_id, enum vm_vcpu_mode mode,
+		int64_t tid, int64_t pcpu, int64_t exit_reason)
+{
+	const struct vm_model *model = tracker->model;
+	struct vm_vcpu_change change = {
+		.ts = ts,
+		.host = (unsigned int) model->cls->host(model->data),
+		.vm = vm,
+		.vcpu = (uint64_t) vcpu_id,
+		.mode = mode,
+		.host_tid = tid,
+		.pcpu = pcpu,
+		.exit_reason = exit_reason,
+	};
+
+	tracker->callbacks.mode_change(tracker->user, &change);
+}
+
+static int64_t owner_of(struct vm_vcpu_tracker *tracker, unsigned int vm,
+		int64_t vcpu_id)
+{
+	const gint64 *owner = vm_int64_table_lookup(tracker->owners,
+		vm_int64_pair(vm, vcpu_id));
+
+	return owner ? *owner : -1;
+}
+
+/* The thread no longer runs the vCPU it reported: that vCPU's mode ends. */
+static void leave_reported_vcpu(struct vm_vcpu_tracker *tracker,
+		struct vcpu_thread *thread, int64_t ts)
+{
+	if (owner_of(tracker, thread->reported_vm, thread->reported_vcpu_id) !=
+			thread->tid)
+		return;
+	vm_int64_table_remove(tracker->owners,
+		vm_int64_pair(thread->reported_vm, thread->reported_vcpu_id));
+	if (thread->reported_mode != VM_VCPU_UNKNOWN)
+		call_back(tracker, ts, thread->reported_vm,
+			thread->reported_vcpu_id, VM_VCPU_UNKNOWN, thread->tid,
+			-1, -1);
+}
+
+static void warn_moved_to_vm(struct vm_vcpu_tracker *tracker,
+		const struct vcpu_thread *thread, unsigned int vm)
+{
+	const struct vm_model *model = tracker->model;
+	char *old_name = vcpu_machine_name(tracker, thread->reported_vm);
+	char *new_name = vcpu_machine_name(tracker, vm);
+
+	vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION,
+		(unsigned int) model->cls->host(model->data),
+		"Host thread %" PRId64 " ran a vCPU of machine %s and now runs "
+		"one of machine %s: both are followed, the first one's mode "
+		"becomes unknown.", thread->tid, old_name, new_name);
+	g_free(old_name);
+	g_free(new_name);
+}
+
+/*
+ * Whether `thread` may report for (vm, vcpu_id): yes if it owns it or
+ * nobody does; a thread entering the vCPU's guest code takes it over.
+ */
+static bool claim(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread,
+		unsigned int vm, const struct pending_change *change)
+{
+	const struct vm_model *model = tracker->model;
+	int64_t owner = owner_of(tracker, vm, change->vcpu_id);
+	struct vcpu_thread *previous;
+
+	if (owner == thread->tid)
+		return true;
+	if (owner >= 0) {
+		char *name;
+
+		if (!change->takes_over)
+			return false;
+		name = vcpu_machine_name(tracker, vm);
+		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION,
+			(unsigned int) model->cls->host(model->data),
+			"vCPU %" PRId64 " of machine %s, run by host thread %"
+			PRId64 ", is now run by thread %" PRId64 " (vCPU "
+			"re-created): the new thread is followed.",
+			change->vcpu_id, name, owner, thread->tid);
+		g_free(name);
+		previous = vm_int64_table_lookup(tracker->threads, owner);
+		if (previous)
+			previous->reported = false;
+	}
+	vm_int64_table_insert(tracker->owners, vm_int64_pair(vm, change->vcpu_id),
+		vm_int64_box(thread->tid));
+	return true;
+}
+
+/* The VM of the change's thread, VM_MODEL_UNKNOWN (warned) if none. */
+static int64_t vm_of_change(struct vm_vcpu_tracker *tracker,
+		const struct pending_change *change)
+{
+	const struct vm_model *model = tracker->model;
+	bool tentative;
+	int64_t vm = model->cls->vm_of_thread(model->data, change->tid,
+		&tentative);
+
+	if (vm == VM_MODEL_UNKNOWN)
+		vcpu_warn(tracker, VM_VCPU_WARN_NO_VM,
+			(unsigned int) model->cls->host(model->data),
+			"Host thread %" PRId64 " runs a vCPU of a VM that no "
+			"trace identifies: its modes are not reported. Give the "
+			"guest's trace (with vmsync events) or map the guest to "
+			"its QEMU process with parameter `vm-pids`.",
+			change->tid);
+	else if (change->vcpu_id < 0)
+		vcpu_warn(tracker, VM_VCPU_WARN_NO_VM,
+			(unsigned int) model->cls->host(model->data),
+			"Host thread %" PRId64 " exits a guest but never enters "
+			"one, so its vCPU number is unknown: its modes are not "
+			"reported.", change->tid);
+	return change->vcpu_id < 0 ? VM_MODEL_UNKNOWN : vm;
+}
+
+void report_change(struct vm_vcpu_tracker *tracker, int64_t ts,
+		const struct pending_change *recorded)
+{
+	struct vcpu_thread *thread = vm_int64_table_lookup(tracker->threads,
+		recorded->tid);
+	struct pending_change resolved = *recorded;
+	const struct pending_change *change = &resolved;
+	int64_t vm;
+
+	/* Recorded before the thread's first entry told its vCPU number. */
+	if (resolved.vcpu_id < 0)
+		resolved.vcpu_id = thread->first_vcpu_id;
+	vm = vm_of_change(tracker, change);
+	if (vm == VM_MODEL_UNKNOWN)
+		return;
+	if (thread->reported && (thread->reported_vm != vm ||
+			thread->reported_vcpu_id != change->vcpu_id)) {
+		if (thread->reported_vm != vm)
+			warn_moved_to_vm(tracker, thread, (unsigned int) vm);
+		leave_reported_vcpu(tracker, thread, ts);
+		thread->reported = false;
+	}
+	if (!claim(tracker, thread, (unsigned int) vm, change))
+		return;
+	if (change->ends)
+		vm_int64_table_remove(tracker->owners,
+			vm_int64_pair((unsigned int) vm, change->vcpu_id));
+	call_back(tracker, ts, (unsigned int) vm, change->vcpu_id, change->mode,
+		change->tid, change->pcpu, change->exit_reason);
+	thread->reported = !change->ends;
+	thread->reported_vm = (unsigned int) vm;
+	thread->reported_vcpu_id = change->vcpu_id;
+	thread->reported_mode = change->mode;
+}

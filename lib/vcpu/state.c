@@ -1,0 +1,423 @@
+/*
+ * The vCPU state machine, run on each input as soon as it is pushed. Mode
+ * changes are attached to the input that causes them and reported when that
+ * input leaves the look-ahead (report.c), by then with the VM known.
+ *
+ * Host side, for a vCPU thread:
+ *   kvm entry                          -> guest
+ *   kvm exit                           -> hypervisor (keeps the exit reason)
+ *   sched_switch in                    -> hypervisor
+ *   sched_switch out, runnable         -> preempted
+ *   sched_switch out, not runnable     -> blocked (a wakeup changes nothing)
+ *   thread exit                        -> unknown (the vCPU has no thread)
+ * A thread is a vCPU thread from its first kvm entry or exit on; if the
+ * input that switched it in is still held then, it is `hypervisor` since
+ * that switch. Guest events never change a mode: a guest's view says
+ * nothing of the host.
+ */
+
+#include <inttypes.h>
+
+#include "vcpu/tracker-private.h"
+#include "model/int64-key.h"
+#include "prev-state.h"
+
+static struct machine_cpu *get_cpu(struct vm_vcpu_tracker *tracker,
+		unsigned int machine, int64_t cpu_id)
+{
+	int64_t key = vm_int64_pair(machine, cpu_id);
+	struct machine_cpu *cpu = vm_int64_table_lookup(tracker->cpus, key);
+
+	if (!cpu) {
+		cpu = g_new0(struct machine_cpu, 1);
+		cpu->key = key;
+		cpu->cpu = cpu_id;
+		cpu->current_tid = -1;
+		cpu->parked = g_queue_new();
+		vm_int64_table_insert(tracker->cpus, key, cpu);
+	}
+	return cpu;
+}
+
+static struct vcpu_thread *find_thread(struct vm_vcpu_tracker *tracker,
+		int64_t tid)
+{
+	return vm_int64_table_lookup(tracker->threads, tid);
+}
+
+static bool is_host(const struct vm_vcpu_tracker *tracker, unsigned int machine)
+{
+	const struct vm_model *model = tracker->model;
+
+	return model->cls->host(model->data) == (int64_t) machine;
+}
+
+static void learn(struct vm_vcpu_tracker *tracker, const struct vm_event *event,
+		int64_t tid)
+{
+	tracker->model->cls->learn(tracker->model->data, event, tid);
+}
+
+static void record_change(struct held_input *at, struct vcpu_thread *thread,
+		bool takes_over, bool ends)
+{
+	struct pending_change change = {
+		.tid = thread->tid,
+		.vcpu_id = thread->vcpu_id,
+		.mode = thread->mode,
+		.pcpu = thread->pcpu,
+		.exit_reason = thread->exit_reason,
+		.takes_over = takes_over,
+		.ends = ends,
+	};
+
+	if (thread->awaiting_vm && at->seq < thread->hold_from_seq)
+		thread->hold_from_seq = at->seq;
+	if (!at->changes)
+		at->changes = g_array_new(FALSE, FALSE, sizeof(struct pending_change));
+	g_array_append_val(at->changes, change);
+}
+
+static void set_mode(struct held_input *at, struct vcpu_thread *thread,
+		enum vm_vcpu_mode mode, int64_t pcpu, int64_t exit_reason,
+		bool takes_over)
+{
+	if (thread->mode == mode && thread->pcpu == pcpu &&
+			thread->exit_reason == exit_reason &&
+			thread->recorded_vcpu_id == thread->vcpu_id)
+		return;
+	thread->mode = mode;
+	thread->pcpu = pcpu;
+	thread->exit_reason = exit_reason;
+	thread->recorded_vcpu_id = thread->vcpu_id;
+	record_change(at, thread, takes_over, false);
+}
+
+/* The look-ahead holds the thread's changes until its VM is known. */
+static void await_vm(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread)
+{
+	thread->awaiting_vm = true;
+	thread->awaiting_since_ts = tracker->newest_ts;
+	thread->hold_from_seq = UINT64_MAX;
+	vm_int64_table_insert(tracker->unmapped, thread->tid, thread);
+}
+
+static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
+		int64_t tid, int64_t vcpu_id)
+{
+	struct vcpu_thread *thread = g_new0(struct vcpu_thread, 1);
+
+	thread->tid = tid;
+	thread->vcpu_id = vcpu_id;
+	thread->first_vcpu_id = vcpu_id;
+	thread->recorded_vcpu_id = -1;
+	thread->mode = VM_VCPU_UNKNOWN;
+	thread->pcpu = -1;
+	thread->exit_reason = -1;
+	vm_int64_table_insert(tracker->threads, tid, thread);
+	await_vm(tracker, thread);
+	return thread;
+}
+
+/*
+ * A thread just recognized as a vCPU thread was switched in by an input
+ * still held: it has been in the hypervisor since then.
+ */
+static void backdate_switch_in(struct vm_vcpu_tracker *tracker,
+		struct vcpu_thread *thread, const struct machine_cpu *cpu)
+{
+	if (!cpu->switch_in || cpu->current_tid != thread->tid ||
+			!lookahead_holds(tracker, cpu->switch_in_seq))
+		return;
+	set_mode(cpu->switch_in, thread, VM_VCPU_HYPERVISOR, cpu->cpu, -1, false);
+}
+
+/*
+ * The vCPU thread `tid`, recognized by a kvm entry or exit: created (its
+ * vCPU number may come later, with its first entry) or revived if it had
+ * exited.
+ */
+static struct vcpu_thread *vcpu_thread_of(struct vm_vcpu_tracker *tracker,
+		int64_t tid, const struct machine_cpu *cpu)
+{
+	struct vcpu_thread *thread = find_thread(tracker, tid);
+
+	if (!thread) {
+		thread = new_thread(tracker, tid, -1);
+		backdate_switch_in(tracker, thread, cpu);
+	} else if (thread->ended) {
+		thread->ended = false;
+		await_vm(tracker, thread);
+	}
+	return thread;
+}
+
+static void set_vcpu_id(struct vm_vcpu_tracker *tracker,
+		const struct held_input *input, struct vcpu_thread *thread,
+		int64_t vcpu_id)
+{
+	if (vcpu_id < 0 || vcpu_id == thread->vcpu_id)
+		return;
+	if (thread->vcpu_id < 0) {
+		/* Its changes recorded so far are this vCPU's. */
+		thread->first_vcpu_id = vcpu_id;
+	} else {
+		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION, input->event.machine,
+			"Host thread %" PRId64 " ran vCPU %" PRId64 " and now "
+			"runs vCPU %" PRId64 ": the old vCPU's mode becomes "
+			"unknown and the new one is followed on this thread.",
+			thread->tid, thread->vcpu_id, vcpu_id);
+	}
+	thread->vcpu_id = vcpu_id;
+}
+
+static void enter_guest(struct vm_vcpu_tracker *tracker,
+		struct held_input *input, const struct machine_cpu *cpu,
+		int64_t tid, const struct vm_model_transition *transition)
+{
+	struct vcpu_thread *thread = find_thread(tracker, tid);
+
+	/* Without its number, the first entry of a thread says too little. */
+	if (!thread && transition->vcpu_id < 0)
+		return;
+	thread = vcpu_thread_of(tracker, tid, cpu);
+	set_vcpu_id(tracker, input, thread, transition->vcpu_id);
+	set_mode(input, thread, VM_VCPU_GUEST, cpu->cpu, -1, true);
+}
+
+/*
+ * Only vCPU threads exit a guest: a thread whose first kvm event is an
+ * exit is one, its number known at its next entry.
+ */
+static void exit_guest(struct vm_vcpu_tracker *tracker,
+		struct held_input *input, const struct machine_cpu *cpu,
+		int64_t tid, const struct vm_model_transition *transition)
+{
+	struct vcpu_thread *thread = vcpu_thread_of(tracker, tid, cpu);
+
+	set_mode(input, thread, VM_VCPU_HYPERVISOR, cpu->cpu,
+		transition->exit_reason, false);
+}
+
+static void warn_missing(struct vm_vcpu_tracker *tracker,
+		const struct vm_event *event, const char *what)
+{
+	vcpu_warn(tracker, VM_VCPU_WARN_MISSING_FIELDS, event->machine,
+		"Some events lack %s (first at %" PRId64 " ns): they are "
+		"ignored or read as unknown, and the analysis goes on. Record "
+		"the trace with an LTTng version that writes these fields.",
+		what, event->ts);
+}
+
+static void warn_second_host(struct vm_vcpu_tracker *tracker,
+		const struct vm_event *event)
+{
+	vcpu_warn(tracker, VM_VCPU_WARN_SECOND_HOST, event->machine,
+		"This machine has hypervisor events too (first at %" PRId64
+		" ns), but another machine had them first and is the host: "
+		"the vCPUs this machine runs are not analyzed. Analyze one "
+		"host at a time.", event->ts);
+}
+
+/* An input whose emitting thread (`tid`) is known. */
+static void process_with_thread(struct vm_vcpu_tracker *tracker,
+		struct held_input *input, const struct machine_cpu *cpu,
+		int64_t tid)
+{
+	struct vm_model *model = tracker->model;
+	struct vm_model_transition transition;
+
+	learn(tracker, &input->event, tid);
+	if (tid < 0)
+		return;
+	model->cls->transition(model->data, &input->event, &transition);
+	if (!is_host(tracker, input->event.machine)) {
+		if (transition.kind != VM_MODEL_TRANSITION_NONE)
+			warn_second_host(tracker, &input->event);
+		return;
+	}
+	if (transition.fields_missing)
+		warn_missing(tracker, &input->event,
+			transition.kind == VM_MODEL_TRANSITION_ENTER_GUEST ?
+			"the vCPU number (kvm entry without vcpu_id)" :
+			"the exit reason (kvm exit without exit_reason)");
+	if (transition.kind == VM_MODEL_TRANSITION_ENTER_GUEST)
+		enter_guest(tracker, input, cpu, tid, &transition);
+	else if (transition.kind == VM_MODEL_TRANSITION_EXIT_GUEST)
+		exit_guest(tracker, input, cpu, tid, &transition);
+}
+
+static void switch_out(struct vm_vcpu_tracker *tracker, struct held_input *input,
+		int64_t tid, int64_t prev_state)
+{
+	struct vcpu_thread *thread = find_thread(tracker, tid);
+	enum vm_vcpu_mode mode;
+
+	if (!thread || thread->ended)
+		return;
+	if (prev_state == VM_FIELD_MISSING)
+		mode = VM_VCPU_UNKNOWN;
+	else if (vm_prev_state_is_runnable(prev_state))
+		mode = VM_VCPU_PREEMPTED;
+	else
+		mode = VM_VCPU_BLOCKED;
+	set_mode(input, thread, mode, -1, thread->exit_reason, false);
+}
+
+static void switch_in(struct vm_vcpu_tracker *tracker, struct held_input *input,
+		const struct machine_cpu *cpu, int64_t tid)
+{
+	struct vcpu_thread *thread = find_thread(tracker, tid);
+
+	if (!thread || thread->ended)
+		return;
+	set_mode(input, thread, VM_VCPU_HYPERVISOR, cpu->cpu,
+		thread->exit_reason, false);
+}
+
+/*
+ * A thread other than idle (tid 0), not known as a vCPU thread, switched in
+ * on the host (or on a machine that may be the host): the look-ahead waits
+ * a little for its first kvm entry, which would make it `hypervisor` since
+ * this switch.
+ */
+static void watch_switch_in(struct vm_vcpu_tracker *tracker,
+		struct machine_cpu *cpu, unsigned int machine)
+{
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+	const struct vcpu_thread *thread = find_thread(tracker, cpu->current_tid);
+
+	if (cpu->current_tid <= 0 || (thread && !thread->ended))
+		return;
+	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine)
+		return;
+	g_hash_table_add(tracker->recent_switch_ins, cpu);
+}
+
+/* The inputs parked on `cpu` now that its current thread is known. */
+static void process_parked(struct vm_vcpu_tracker *tracker,
+		struct machine_cpu *cpu)
+{
+	struct held_input *parked;
+
+	while ((parked = g_queue_pop_head(cpu->parked))) {
+		tracker->parked_count--;
+		process_with_thread(tracker, parked, cpu, cpu->current_tid);
+	}
+}
+
+static void process_switch(struct vm_vcpu_tracker *tracker,
+		struct held_input *input)
+{
+	const struct vm_event *event = &input->event;
+	struct machine_cpu *cpu;
+
+	learn(tracker, event, -1);
+	if (event->cpu == VM_FIELD_MISSING ||
+			event->u.sched_switch.prev_tid == VM_FIELD_MISSING ||
+			event->u.sched_switch.next_tid == VM_FIELD_MISSING) {
+		warn_missing(tracker, event,
+			"the CPU or the thread ids of a sched_switch");
+		return;
+	}
+	if (event->u.sched_switch.prev_state == VM_FIELD_MISSING)
+		warn_missing(tracker, event, "prev_state in sched_switch");
+	cpu = get_cpu(tracker, event->machine, event->cpu);
+	if (!cpu->current_known) {
+		/* The CPU ran prev_tid since the beginning of the trace. */
+		cpu->current_known = true;
+		cpu->current_tid = event->u.sched_switch.prev_tid;
+		process_parked(tracker, cpu);
+	}
+	if (is_host(tracker, event->machine)) {
+		switch_out(tracker, input, event->u.sched_switch.prev_tid,
+			event->u.sched_switch.prev_state);
+		switch_in(tracker, input, cpu, event->u.sched_switch.next_tid);
+	}
+	cpu->current_tid = event->u.sched_switch.next_tid;
+	cpu->switch_in = input;
+	cpu->switch_in_seq = input->seq;
+	cpu->switch_in_ts = input->ts;
+	watch_switch_in(tracker, cpu, event->machine);
+}
+
+static void process_thread_exit(struct vm_vcpu_tracker *tracker,
+		struct held_input *input)
+{
+	const struct vm_event *event = &input->event;
+	struct vcpu_thread *thread;
+
+	if (!is_host(tracker, event->machine))
+		return;
+	thread = find_thread(tracker, event->u.exit.tid);
+	if (!thread || thread->ended)
+		return;
+	vcpu_warn(tracker, VM_VCPU_WARN_THREAD_EXIT, event->machine,
+		"vCPU thread %" PRId64 " (vCPU %" PRId64 ") exits at %" PRId64
+		" ns, before the end of the trace: its vCPU's mode is unknown "
+		"from then on, until a thread runs it again.",
+		thread->tid, thread->vcpu_id, event->ts);
+	thread->ended = true;
+	thread->mode = VM_VCPU_UNKNOWN;
+	thread->pcpu = -1;
+	thread->exit_reason = -1;
+	record_change(input, thread, false, true);
+}
+
+/* An input that needs its emitting thread: process it or park it. */
+static void process_threaded(struct vm_vcpu_tracker *tracker,
+		struct held_input *input)
+{
+	struct machine_cpu *cpu;
+
+	if (input->event.cpu == VM_FIELD_MISSING) {
+		warn_missing(tracker, &input->event, "the CPU (packet context cpu_id)");
+		learn(tracker, &input->event, -1);
+		return;
+	}
+	cpu = get_cpu(tracker, input->event.machine, input->event.cpu);
+	if (!cpu->current_known) {
+		g_queue_push_tail(cpu->parked, input);
+		tracker->parked_count++;
+		return;
+	}
+	process_with_thread(tracker, input, cpu, cpu->current_tid);
+}
+
+void state_process(struct vm_vcpu_tracker *tracker, struct held_input *input)
+{
+	const struct vm_model *model = tracker->model;
+
+	switch (input->event.kind) {
+	case VM_EVENT_SCHED_SWITCH:
+		process_switch(tracker, input);
+		return;
+	case VM_EVENT_PROCESS_EXIT:
+	case VM_EVENT_PROCESS_FREE:
+		learn(tracker, &input->event, -1);
+		process_thread_exit(tracker, input);
+		return;
+	default:
+		break;
+	}
+	if (model->cls->needs_thread(&input->event))
+		process_threaded(tracker, input);
+	else
+		learn(tracker, &input->event, -1);
+}
+
+void state_drop_parked(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu)
+{
+	struct held_input *parked;
+
+	vcpu_warn(tracker, VM_VCPU_WARN_UNATTRIBUTED, (unsigned int) (cpu->key >> 32),
+		"CPU %" PRId64 " has hypervisor events but no sched_switch "
+		"telling which thread emitted them: they are not attributed "
+		"to any vCPU. Record the trace with sched_switch enabled.",
+		cpu->cpu);
+	while ((parked = g_queue_pop_head(cpu->parked))) {
+		tracker->parked_count--;
+		learn(tracker, &parked->event, -1);
+	}
+}

@@ -1,0 +1,140 @@
+#ifndef VM_VCPU_TRACKER_PRIVATE_H
+#define VM_VCPU_TRACKER_PRIVATE_H
+
+/* Internals shared by the files of lib/vcpu/. */
+
+#include <glib.h>
+
+#include "vcpu/tracker.h"
+
+/* A mode change computed at input time, reported when its input leaves. */
+struct pending_change {
+	int64_t tid;
+	int64_t vcpu_id;     /* -1: the thread's first_vcpu_id, known later */
+	enum vm_vcpu_mode mode;
+	int64_t pcpu;
+	int64_t exit_reason;
+	/* The thread runs this vCPU's guest code: it owns the vCPU now. */
+	bool takes_over;
+	/* The thread is gone: the vCPU has no owner any more. */
+	bool ends;
+};
+
+/* One input held by the look-ahead. */
+struct held_input {
+	uint64_t seq;
+	int64_t ts;
+	void *cookie;
+	bool has_event;
+	/* A copy: its strings are blanked, the tracker never reads them. */
+	struct vm_event event;
+	/* struct pending_change, in the order they happened; NULL if none. */
+	GArray *changes;
+};
+
+/* A CPU of a machine, as far as its current thread goes. */
+struct machine_cpu {
+	int64_t key;              /* vm_int64_pair(machine, cpu) */
+	int64_t cpu;
+	bool current_known;       /* false until the CPU's first sched_switch */
+	int64_t current_tid;
+	/*
+	 * The input that switched current_tid in, NULL if none; the pointer is
+	 * valid only while lookahead_holds(switch_in_seq).
+	 */
+	struct held_input *switch_in;
+	uint64_t switch_in_seq;
+	int64_t switch_in_ts;
+	/* Inputs that need the current thread while it is not known yet. */
+	GQueue *parked;
+};
+
+/* A host thread that runs (or ran) a vCPU. */
+struct vcpu_thread {
+	int64_t tid;
+	/* -1 until the thread's first kvm entry tells it. */
+	int64_t vcpu_id;
+	/* The first vCPU number known: that of the changes recorded before. */
+	int64_t first_vcpu_id;
+	enum vm_vcpu_mode mode;
+	int64_t pcpu;
+	int64_t exit_reason;
+	bool ended;
+	/* vcpu_id of the last recorded change. */
+	int64_t recorded_vcpu_id;
+	/*
+	 * While the thread's VM is not known: the look-ahead holds the input
+	 * of its oldest change (seq) and everything after it.
+	 */
+	bool awaiting_vm;
+	uint64_t hold_from_seq;
+	int64_t awaiting_since_ts;
+
+	/* Release side: the identity this thread last reported. */
+	bool reported;
+	unsigned int reported_vm;
+	int64_t reported_vcpu_id;
+	enum vm_vcpu_mode reported_mode;
+};
+
+struct vm_vcpu_tracker {
+	struct vm_model *model;
+	struct vm_vcpu_limits limits;
+	struct vm_vcpu_callbacks callbacks;
+	void *user;
+
+	/* struct held_input *, oldest first. */
+	GQueue *held;
+	uint64_t next_seq;
+	int64_t newest_ts;
+
+	/* vm_int64_pair(machine, cpu) -> struct machine_cpu */
+	GHashTable *cpus;
+	uint64_t parked_count;
+
+	/* host tid -> struct vcpu_thread */
+	GHashTable *threads;
+	/*
+	 * vCPU threads whose VM is not known yet, or only guessed:
+	 * tid -> struct vcpu_thread
+	 */
+	GHashTable *unmapped;
+	/*
+	 * Set of struct machine_cpu whose current thread was switched in by a
+	 * held input and may still turn out to be a vCPU thread.
+	 */
+	GHashTable *recent_switch_ins;
+	/* vm_int64_pair(vm, vcpu_id) -> gint64 tid of the thread that runs it */
+	GHashTable *owners;
+
+	/* Machines seen: GUINT_TO_POINTER(machine) set. */
+	GHashTable *machines;
+	/* Time of the first input with a time, INT64_MIN before. */
+	int64_t first_ts;
+	bool no_host_reported;
+	/* vm_int64_pair(kind, machine) set of the warnings given. */
+	GHashTable *warned;
+};
+
+/* warn.c */
+/* The machine's name for a message (g_free() it). */
+char *vcpu_machine_name(const struct vm_vcpu_tracker *tracker,
+		unsigned int machine);
+void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
+		unsigned int machine, const char *format, ...) G_GNUC_PRINTF(4, 5);
+
+/* lookahead.c */
+void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything);
+bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq);
+void held_input_free(struct held_input *input);
+
+/* state.c */
+void state_process(struct vm_vcpu_tracker *tracker, struct held_input *input);
+/* Processes the inputs parked on `cpu` without knowing their thread. */
+void state_drop_parked(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu);
+
+/* report.c */
+void report_change(struct vm_vcpu_tracker *tracker, int64_t ts,
+		const struct pending_change *change);
+
+#endif /* VM_VCPU_TRACKER_PRIVATE_H */

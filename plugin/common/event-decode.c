@@ -1,0 +1,361 @@
+/*
+ * Translation of babeltrace2 event messages into plain events.
+ *
+ * Each event class is recognized once: its name gives the kind, and the
+ * payload members the kind needs are located by name and remembered by
+ * index, as is `cpu_id` in the packet context. Later events of the class
+ * only read fields by index. Traces usually interleave few event classes, so
+ * a one-entry cache in front of the hash table saves most lookups.
+ */
+
+#include <string.h>
+#include <glib.h>
+
+#include "common/event-decode.h"
+
+/* The largest number of payload members one kind reads. */
+#define MAX_MEMBERS 6
+
+/* Index of a member a class does not have. */
+#define NO_MEMBER UINT64_MAX
+
+struct class_info {
+	enum vm_event_kind kind;
+	/* Payload member indexes, in the order of the kind's name list. */
+	uint64_t members[MAX_MEMBERS];
+	/* Index of `cpu_id` in the packet context, NO_MEMBER if none. */
+	uint64_t cpu_id_member;
+};
+
+struct event_decoder {
+	/* const bt_event_class * (one reference held) -> struct class_info * */
+	GHashTable *classes;
+	const bt_event_class *last_class;
+	const struct class_info *last_info;
+};
+
+struct kind_name {
+	const char *name;
+	enum vm_event_kind kind;
+};
+
+static const struct kind_name kind_names[] = {
+	{ "sched_switch", VM_EVENT_SCHED_SWITCH },
+	{ "sched_wakeup", VM_EVENT_SCHED_WAKEUP },
+	{ "sched_waking", VM_EVENT_SCHED_WAKEUP },
+	{ "sched_wakeup_new", VM_EVENT_SCHED_WAKEUP },
+	{ "sched_process_fork", VM_EVENT_PROCESS_FORK },
+	{ "sched_process_exit", VM_EVENT_PROCESS_EXIT },
+	{ "sched_process_free", VM_EVENT_PROCESS_FREE },
+	{ "lttng_statedump_process_state", VM_EVENT_STATEDUMP_PROCESS },
+	{ "kvm_entry", VM_EVENT_KVM_ENTRY },
+	{ "kvm_x86_entry", VM_EVENT_KVM_ENTRY },
+	{ "kvm_exit", VM_EVENT_KVM_EXIT },
+	{ "kvm_x86_exit", VM_EVENT_KVM_EXIT },
+	{ "vmsync_gh_guest", VM_EVENT_VMSYNC_GH_GUEST },
+	{ "vmsync_hg_guest", VM_EVENT_VMSYNC_HG_GUEST },
+	{ "vmsync_gh_host", VM_EVENT_VMSYNC_GH_HOST },
+	{ "vmsync_hg_host", VM_EVENT_VMSYNC_HG_HOST },
+	{ "vm:vcpu_state", VM_EVENT_VCPU_STATE },
+};
+
+/*
+ * The payload members each kind reads, in the order decode_payload() uses
+ * their indexes. NULL-terminated.
+ */
+static const char *const *member_names(enum vm_event_kind kind)
+{
+	static const char *const sched_switch[] = { "prev_comm", "prev_tid",
+		"prev_state", "next_comm", "next_tid", NULL };
+	static const char *const wakeup[] = { "comm", "tid", "target_cpu", NULL };
+	static const char *const fork[] = { "parent_comm", "parent_tid",
+		"parent_pid", "child_comm", "child_tid", "child_pid", NULL };
+	static const char *const exit[] = { "comm", "tid", NULL };
+	static const char *const statedump[] = { "tid", "pid", "ppid", "name", NULL };
+	static const char *const kvm_entry[] = { "vcpu_id", NULL };
+	static const char *const kvm_exit[] = { "exit_reason", "isa", NULL };
+	static const char *const vmsync[] = { "cnt", "vm_uid", NULL };
+	static const char *const vcpu_state[] = { "vm", "vcpu", "mode",
+		"host_tid", "pcpu", "exit_reason", NULL };
+	static const char *const none[] = { NULL };
+
+	switch (kind) {
+	case VM_EVENT_SCHED_SWITCH:
+		return sched_switch;
+	case VM_EVENT_SCHED_WAKEUP:
+		return wakeup;
+	case VM_EVENT_PROCESS_FORK:
+		return fork;
+	case VM_EVENT_PROCESS_EXIT:
+	case VM_EVENT_PROCESS_FREE:
+		return exit;
+	case VM_EVENT_STATEDUMP_PROCESS:
+		return statedump;
+	case VM_EVENT_KVM_ENTRY:
+		return kvm_entry;
+	case VM_EVENT_KVM_EXIT:
+		return kvm_exit;
+	case VM_EVENT_VMSYNC_GH_GUEST:
+	case VM_EVENT_VMSYNC_HG_GUEST:
+	case VM_EVENT_VMSYNC_GH_HOST:
+	case VM_EVENT_VMSYNC_HG_HOST:
+		return vmsync;
+	case VM_EVENT_VCPU_STATE:
+		return vcpu_state;
+	case VM_EVENT_OTHER:
+		break;
+	}
+	return none;
+}
+
+static enum vm_event_kind kind_of_name(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return VM_EVENT_OTHER;
+	for (i = 0; i < G_N_ELEMENTS(kind_names); i++) {
+		if (strcmp(kind_names[i].name, name) == 0)
+			return kind_names[i].kind;
+	}
+	return VM_EVENT_OTHER;
+}
+
+/* Index of the member `name` of a structure field class, NO_MEMBER if none. */
+static uint64_t member_index(const bt_field_class *struct_fc, const char *name)
+{
+	uint64_t i, count;
+
+	if (!struct_fc || bt_field_class_get_type(struct_fc) !=
+			BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return NO_MEMBER;
+	count = bt_field_class_structure_get_member_count(struct_fc);
+	for (i = 0; i < count; i++) {
+		const bt_field_class_structure_member *member =
+			bt_field_class_structure_borrow_member_by_index_const(
+				struct_fc, i);
+
+		if (strcmp(bt_field_class_structure_member_get_name(member),
+				name) == 0)
+			return i;
+	}
+	return NO_MEMBER;
+}
+
+static struct class_info *class_info_create(const bt_event_class *event_class)
+{
+	struct class_info *info = g_new0(struct class_info, 1);
+	const bt_field_class *payload_fc =
+		bt_event_class_borrow_payload_field_class_const(event_class);
+	const bt_stream_class *stream_class =
+		bt_event_class_borrow_stream_class_const(event_class);
+	const char *const *names;
+	size_t i;
+
+	info->kind = kind_of_name(bt_event_class_get_name(event_class));
+	names = member_names(info->kind);
+	for (i = 0; i < MAX_MEMBERS; i++)
+		info->members[i] = NO_MEMBER;
+	for (i = 0; i < MAX_MEMBERS && names[i]; i++)
+		info->members[i] = member_index(payload_fc, names[i]);
+	info->cpu_id_member = member_index(
+		bt_stream_class_borrow_packet_context_field_class_const(stream_class),
+		"cpu_id");
+	return info;
+}
+
+static void event_class_put(gpointer event_class)
+{
+	bt_event_class_put_ref(event_class);
+}
+
+struct event_decoder *event_decoder_create(void)
+{
+	struct event_decoder *decoder = g_new0(struct event_decoder, 1);
+
+	/*
+	 * The table holds a reference on each event class so that its address
+	 * cannot be reused by another class while the entry exists.
+	 */
+	decoder->classes = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		event_class_put, g_free);
+	return decoder;
+}
+
+void event_decoder_destroy(struct event_decoder *decoder)
+{
+	if (!decoder)
+		return;
+	g_hash_table_destroy(decoder->classes);
+	g_free(decoder);
+}
+
+static const struct class_info *lookup_class(struct event_decoder *decoder,
+		const bt_event_class *event_class)
+{
+	struct class_info *info;
+
+	if (event_class == decoder->last_class)
+		return decoder->last_info;
+	info = g_hash_table_lookup(decoder->classes, event_class);
+	if (!info) {
+		info = class_info_create(event_class);
+		bt_event_class_get_ref(event_class);
+		g_hash_table_insert(decoder->classes, (gpointer) event_class, info);
+	}
+	decoder->last_class = event_class;
+	decoder->last_info = info;
+	return info;
+}
+
+/*
+ * An integer field, signed or unsigned (enumerations included); unsigned
+ * values keep their bit pattern. Anything else reads VM_FIELD_MISSING.
+ */
+static int64_t read_integer(const bt_field *field)
+{
+	bt_field_class_type type;
+
+	if (!field)
+		return VM_FIELD_MISSING;
+	type = bt_field_get_class_type(field);
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return bt_field_integer_signed_get_value(field);
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return (int64_t) bt_field_integer_unsigned_get_value(field);
+	return VM_FIELD_MISSING;
+}
+
+static const char *read_string(const bt_field *field)
+{
+	const char *value;
+
+	if (!field || bt_field_get_class_type(field) != BT_FIELD_CLASS_TYPE_STRING)
+		return "";
+	value = bt_field_string_get_value(field);
+	return value ? value : "";
+}
+
+static const bt_field *member_field(const bt_field *struct_field,
+		uint64_t index)
+{
+	if (!struct_field || index == NO_MEMBER)
+		return NULL;
+	return bt_field_structure_borrow_member_field_by_index_const(
+		struct_field, index);
+}
+
+/* Readers of the i-th member of the kind's list. */
+#define INT_AT(i) read_integer(member_field(payload, info->members[i]))
+#define STR_AT(i) read_string(member_field(payload, info->members[i]))
+
+static void decode_payload(const struct class_info *info,
+		const bt_field *payload, struct vm_event *out)
+{
+	switch (info->kind) {
+	case VM_EVENT_SCHED_SWITCH:
+		out->u.sched_switch.prev_comm = STR_AT(0);
+		out->u.sched_switch.prev_tid = INT_AT(1);
+		out->u.sched_switch.prev_state = INT_AT(2);
+		out->u.sched_switch.next_comm = STR_AT(3);
+		out->u.sched_switch.next_tid = INT_AT(4);
+		break;
+	case VM_EVENT_SCHED_WAKEUP:
+		out->u.wakeup.comm = STR_AT(0);
+		out->u.wakeup.tid = INT_AT(1);
+		out->u.wakeup.target_cpu = INT_AT(2);
+		break;
+	case VM_EVENT_PROCESS_FORK:
+		out->u.fork.parent_comm = STR_AT(0);
+		out->u.fork.parent_tid = INT_AT(1);
+		out->u.fork.parent_pid = INT_AT(2);
+		out->u.fork.child_comm = STR_AT(3);
+		out->u.fork.child_tid = INT_AT(4);
+		out->u.fork.child_pid = INT_AT(5);
+		break;
+	case VM_EVENT_PROCESS_EXIT:
+	case VM_EVENT_PROCESS_FREE:
+		out->u.exit.comm = STR_AT(0);
+		out->u.exit.tid = INT_AT(1);
+		break;
+	case VM_EVENT_STATEDUMP_PROCESS:
+		out->u.statedump.tid = INT_AT(0);
+		out->u.statedump.pid = INT_AT(1);
+		out->u.statedump.ppid = INT_AT(2);
+		out->u.statedump.name = STR_AT(3);
+		break;
+	case VM_EVENT_KVM_ENTRY:
+		out->u.kvm_entry.vcpu_id = INT_AT(0);
+		break;
+	case VM_EVENT_KVM_EXIT:
+		out->u.kvm_exit.exit_reason = INT_AT(0);
+		out->u.kvm_exit.isa = INT_AT(1);
+		break;
+	case VM_EVENT_VMSYNC_GH_GUEST:
+	case VM_EVENT_VMSYNC_HG_GUEST:
+	case VM_EVENT_VMSYNC_GH_HOST:
+	case VM_EVENT_VMSYNC_HG_HOST:
+		out->u.vmsync.cnt = INT_AT(0);
+		out->u.vmsync.vm_uid = INT_AT(1);
+		break;
+	case VM_EVENT_VCPU_STATE:
+		out->u.vcpu_state.vm = STR_AT(0);
+		out->u.vcpu_state.vcpu = INT_AT(1);
+		out->u.vcpu_state.mode = STR_AT(2);
+		out->u.vcpu_state.host_tid = INT_AT(3);
+		out->u.vcpu_state.pcpu = INT_AT(4);
+		out->u.vcpu_state.exit_reason = INT_AT(5);
+		break;
+	case VM_EVENT_OTHER:
+		break;
+	}
+}
+
+#undef INT_AT
+#undef STR_AT
+
+static int64_t read_cpu_id(const struct class_info *info, const bt_event *event)
+{
+	const bt_packet *packet;
+
+	if (info->cpu_id_member == NO_MEMBER)
+		return VM_FIELD_MISSING;
+	packet = bt_event_borrow_packet_const(event);
+	if (!packet)
+		return VM_FIELD_MISSING;
+	return read_integer(member_field(bt_packet_borrow_context_field_const(packet),
+		info->cpu_id_member));
+}
+
+static int64_t read_timestamp(const bt_message *event_msg)
+{
+	const bt_clock_snapshot *snapshot;
+	int64_t ns;
+
+	if (!bt_message_event_borrow_stream_class_default_clock_class_const(event_msg))
+		return VM_FIELD_MISSING;
+	snapshot = bt_message_event_borrow_default_clock_snapshot_const(event_msg);
+	if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
+			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		return VM_FIELD_MISSING;
+	return ns;
+}
+
+bool event_decoder_decode(struct event_decoder *decoder,
+		const bt_message *event_msg, struct vm_event *out)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(event_msg);
+	const struct class_info *info =
+		lookup_class(decoder, bt_event_borrow_class_const(event));
+	unsigned int machine = out->machine;
+
+	memset(out, 0, sizeof(*out));
+	out->machine = machine;
+	out->kind = info->kind;
+	if (info->kind == VM_EVENT_OTHER)
+		return false;
+	out->ts = read_timestamp(event_msg);
+	out->cpu = read_cpu_id(info, event);
+	decode_payload(info, bt_event_borrow_payload_field_const(event), out);
+	return true;
+}

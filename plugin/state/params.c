@@ -1,0 +1,139 @@
+#include <inttypes.h>
+#include <string.h>
+
+#include "state/params.h"
+#include "model/registry.h"
+#include "model/int64-key.h"
+
+#define ERROR_CAUSE(self_comp, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp, __VA_ARGS__)
+
+static bool parse_model(bt_self_component *self_comp, const bt_value *value,
+		struct state_params *params)
+{
+	char *names;
+
+	if (!value) {
+		params->model = vm_model_registry_find("kvm");
+		return true;
+	}
+	if (bt_value_is_string(value)) {
+		params->model = vm_model_registry_find(
+			bt_value_string_get(value));
+		if (params->model)
+			return true;
+	}
+	names = vm_model_registry_names();
+	if (bt_value_is_string(value))
+		ERROR_CAUSE(self_comp, "Parameter `model`: unknown hypervisor "
+			"model `%s`; the known models are: %s.",
+			bt_value_string_get(value), names);
+	else
+		ERROR_CAUSE(self_comp, "Parameter `model` must be a string, "
+			"one of: %s.", names);
+	g_free(names);
+	return false;
+}
+
+/* A process id: a signed or unsigned integer, 0 to INT64_MAX. */
+static bool pid_of_value(const bt_value *value, int64_t *pid)
+{
+	if (bt_value_is_signed_integer(value)) {
+		*pid = bt_value_integer_signed_get(value);
+		return *pid >= 0;
+	}
+	if (bt_value_is_unsigned_integer(value)) {
+		uint64_t unsigned_pid = bt_value_integer_unsigned_get(value);
+
+		*pid = (int64_t) unsigned_pid;
+		return unsigned_pid <= INT64_MAX;
+	}
+	return false;
+}
+
+struct vm_pids_context {
+	bt_self_component *self_comp;
+	GHashTable *vm_pids;
+	bool ok;
+};
+
+static bt_value_map_foreach_entry_const_func_status add_vm_pid(
+		const char *key, const bt_value *value, void *data)
+{
+	struct vm_pids_context *context = data;
+	int64_t pid;
+
+	if (!pid_of_value(value, &pid)) {
+		ERROR_CAUSE(context->self_comp, "Parameter `vm-pids`: the value "
+			"of `%s` must be the process id of that guest's QEMU on "
+			"the host, a non-negative integer (e.g. `vm-pids={%s=1234}`).",
+			key, key);
+		context->ok = false;
+		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
+	}
+	g_hash_table_insert(context->vm_pids, g_strdup(key), vm_int64_box(pid));
+	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
+}
+
+static bool parse_vm_pids(bt_self_component *self_comp, const bt_value *value,
+		struct state_params *params)
+{
+	struct vm_pids_context context = { self_comp, params->vm_pids, true };
+
+	if (!value)
+		return true;
+	if (!bt_value_is_map(value)) {
+		ERROR_CAUSE(self_comp, "Parameter `vm-pids` must be a map from "
+			"guest machine names to the process ids of their QEMU on "
+			"the host (e.g. `vm-pids={guest=1234}`).");
+		return false;
+	}
+	bt_value_map_foreach_entry_const(value, add_vm_pid, &context);
+	return context.ok;
+}
+
+struct unknown_key_context {
+	bt_self_component *self_comp;
+	bool ok;
+};
+
+static bt_value_map_foreach_entry_const_func_status check_key(
+		const char *key, const bt_value *value, void *data)
+{
+	struct unknown_key_context *context = data;
+
+	(void) value;
+	if (strcmp(key, "model") == 0 || strcmp(key, "vm-pids") == 0)
+		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
+	ERROR_CAUSE(context->self_comp, "Unknown parameter `%s`; filter.vm.state "
+		"accepts `model` and `vm-pids`.", key);
+	context->ok = false;
+	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
+}
+
+bool state_params_parse(bt_self_component *self_comp, const bt_value *values,
+		struct state_params *params)
+{
+	struct unknown_key_context keys = { self_comp, true };
+
+	memset(params, 0, sizeof(*params));
+	params->vm_pids = g_hash_table_new_full(g_str_hash, g_str_equal,
+		g_free, g_free);
+	if (values && bt_value_is_map(values)) {
+		bt_value_map_foreach_entry_const(values, check_key, &keys);
+		if (!keys.ok)
+			return false;
+	}
+	if (!parse_model(self_comp, values ? bt_value_map_borrow_entry_value_const(
+			values, "model") : NULL, params))
+		return false;
+	return parse_vm_pids(self_comp, values ? bt_value_map_borrow_entry_value_const(
+		values, "vm-pids") : NULL, params);
+}
+
+void state_params_fini(struct state_params *params)
+{
+	if (params->vm_pids)
+		g_hash_table_destroy(params->vm_pids);
+	params->vm_pids = NULL;
+}

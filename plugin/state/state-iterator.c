@@ -1,0 +1,386 @@
+/*
+ * The message iterator of filter.vm.state. Every upstream message goes
+ * through the vCPU tracker's look-ahead (lib/vcpu/tracker.h) as a cookie;
+ * the tracker gives them back in order, each followed by the vCPU mode
+ * changes it caused, which become vm:vcpu_state events. Both go to an
+ * output queue, drained at most `capacity` messages per call.
+ */
+
+#include <glib.h>
+
+#include "state/state.h"
+#include "state/state-component.h"
+#include "state/machines.h"
+#include "state/vcpu-stream.h"
+#include "state/log.h"
+#include "common/event-decode.h"
+#include "vcpu/tracker.h"
+
+struct state_iterator {
+	bt_self_message_iterator *self_msg_iter;
+	struct state_component *component;
+	bt_message_iterator *upstream;
+	struct event_decoder *decoder;
+	struct state_machines *machines;
+	struct vm_model *model;
+	struct vm_vcpu_tracker *tracker;
+	struct vcpu_stream *vcpu_stream;
+	/* bt_message *, references owned, in output order. */
+	GQueue *output;
+	/* Clock of the last event released: the cause of the changes after it. */
+	const bt_trace *cause_trace;
+	const bt_clock_class *cause_clock_class;
+	uint64_t cause_value;
+	bool vm_pids_applied;
+	bool upstream_ended;
+	/* A tracker callback failed (error cause appended). */
+	bool failed;
+};
+
+#define ITER_ERROR_CAUSE(it, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
+		(it)->self_msg_iter, __VA_ARGS__)
+
+static void on_release(void *user, void *cookie)
+{
+	struct state_iterator *it = user;
+	const bt_message *msg = cookie;
+
+	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
+		it->cause_trace = bt_stream_borrow_trace_const(
+			bt_event_borrow_stream_const(
+				bt_message_event_borrow_event_const(msg)));
+		it->cause_clock_class =
+			bt_message_event_borrow_stream_class_default_clock_class_const(msg);
+		if (it->cause_clock_class)
+			it->cause_value = bt_clock_snapshot_get_value(
+				bt_message_event_borrow_default_clock_snapshot_const(msg));
+	}
+	g_queue_push_tail(it->output, (gpointer) msg);
+}
+
+static void on_change(void *user, const struct vm_vcpu_change *change)
+{
+	struct state_iterator *it = user;
+
+	if (it->failed)
+		return;
+	if (!it->cause_clock_class) {
+		/* Mode changes come from host events, which have times. */
+		ITER_ERROR_CAUSE(it, "A vCPU mode change comes from an event "
+			"without a default clock snapshot: the host trace has no "
+			"clock, filter.vm.state cannot place its events.");
+		it->failed = true;
+		return;
+	}
+	if (!vcpu_stream_append_change(it->vcpu_stream, it->output, change,
+			state_machines_name(it->machines, change->vm),
+			it->cause_trace, it->cause_clock_class, it->cause_value))
+		it->failed = true;
+}
+
+static void on_warning(void *user, enum vm_vcpu_warning kind,
+		unsigned int machine, const char *message)
+{
+	struct state_iterator *it = user;
+
+	(void) kind;
+	state_log(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
+		"Machine `%s`: %s", state_machines_name(it->machines, machine),
+		message);
+}
+
+static const char *on_machine_name(void *user, unsigned int machine)
+{
+	struct state_iterator *it = user;
+
+	return state_machines_name(it->machines, machine);
+}
+
+static void discard_message(void *cookie)
+{
+	bt_message_put_ref(cookie);
+}
+
+static void clear_output(struct state_iterator *it)
+{
+	bt_message *msg;
+
+	while ((msg = g_queue_pop_head(it->output)))
+		bt_message_put_ref(msg);
+}
+
+static void destroy_analysis(struct state_iterator *it)
+{
+	vm_vcpu_tracker_destroy(it->tracker, discard_message);
+	it->tracker = NULL;
+	vm_model_destroy(it->model);
+	it->model = NULL;
+}
+
+/* A fresh model and tracker, knowing the machines seen so far. */
+static bool create_analysis(struct state_iterator *it)
+{
+	static const struct vm_vcpu_callbacks callbacks = {
+		.release = on_release,
+		.mode_change = on_change,
+		.warning = on_warning,
+		.machine_name = on_machine_name,
+	};
+	unsigned int machine;
+
+	it->model = vm_model_create(it->component->params.model);
+	it->tracker = vm_vcpu_tracker_create(it->model, NULL, &callbacks, it);
+	if (!it->tracker)
+		return false;
+	for (machine = 0; machine < state_machines_count(it->machines); machine++)
+		vm_vcpu_tracker_add_machine(it->tracker, machine);
+	it->cause_clock_class = NULL;
+	it->vm_pids_applied = false;
+	it->upstream_ended = false;
+	it->failed = false;
+	return true;
+}
+
+static void iterator_destroy(struct state_iterator *it)
+{
+	if (!it)
+		return;
+	destroy_analysis(it);
+	if (it->output) {
+		clear_output(it);
+		g_queue_free(it->output);
+	}
+	vcpu_stream_destroy(it->vcpu_stream);
+	state_machines_destroy(it->machines);
+	event_decoder_destroy(it->decoder);
+	bt_message_iterator_put_ref(it->upstream);
+	g_free(it);
+}
+
+bt_message_iterator_class_initialize_method_status state_iterator_initialize(
+		bt_self_message_iterator *self_msg_iter,
+		bt_self_message_iterator_configuration *configuration,
+		bt_self_component_port_output *port)
+{
+	bt_self_component *self_comp =
+		bt_self_message_iterator_borrow_component(self_msg_iter);
+	struct state_iterator *it = g_new0(struct state_iterator, 1);
+	bt_self_component_port_input *in_port =
+		bt_self_component_filter_borrow_input_port_by_name(
+			(bt_self_component_filter *) self_comp, "in");
+
+	(void) configuration;
+	(void) port;
+	it->self_msg_iter = self_msg_iter;
+	it->component = bt_self_component_get_data(self_comp);
+	if (bt_message_iterator_create_from_message_iterator(self_msg_iter,
+			in_port, &it->upstream) !=
+			BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
+		ITER_ERROR_CAUSE(it, "Cannot create the upstream message "
+			"iterator: is the input port `in` connected?");
+		iterator_destroy(it);
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+	it->decoder = event_decoder_create();
+	it->machines = state_machines_create();
+	it->vcpu_stream = vcpu_stream_create(self_msg_iter);
+	it->output = g_queue_new();
+	if (!create_analysis(it)) {
+		iterator_destroy(it);
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+	bt_self_message_iterator_set_data(self_msg_iter, it);
+	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+void state_iterator_finalize(bt_self_message_iterator *self_msg_iter)
+{
+	iterator_destroy(bt_self_message_iterator_get_data(self_msg_iter));
+}
+
+/* The machine of `stream`, announced to the tracker on first sight. */
+static unsigned int machine_of_stream(struct state_iterator *it,
+		const bt_stream *stream)
+{
+	bool is_new;
+	unsigned int machine = state_machines_of_stream(it->machines, stream,
+		&is_new);
+
+	if (is_new) {
+		vm_vcpu_tracker_add_machine(it->tracker, machine);
+		state_log(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
+			"Machine `%s` found.", state_machines_name(it->machines,
+				machine));
+	}
+	return machine;
+}
+
+/*
+ * Parameter vm-pids names machines: checked once the machines are known,
+ * that is at the first event (every stream has begun by then) or at the end.
+ */
+static bool apply_vm_pids(struct state_iterator *it)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+
+	it->vm_pids_applied = true;
+	g_hash_table_iter_init(&iter, it->component->params.vm_pids);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		unsigned int machine;
+
+		if (!state_machines_find(it->machines, key, &machine)) {
+			char *list = state_machines_list(it->machines);
+
+			ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: no machine of "
+				"the input is named `%s`; the machines are: %s.",
+				(const char *) key, list);
+			g_free(list);
+			return false;
+		}
+		it->model->cls->set_vm_pid(it->model->data, machine,
+			*(const gint64 *) value);
+	}
+	return true;
+}
+
+static bool push_event(struct state_iterator *it, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	struct vm_event plain;
+
+	if (!it->vm_pids_applied && !apply_vm_pids(it))
+		return false;
+	plain.machine = machine_of_stream(it, bt_event_borrow_stream_const(event));
+	if (event_decoder_decode(it->decoder, msg, &plain))
+		vm_vcpu_tracker_push(it->tracker, &plain, (void *) msg);
+	else
+		vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
+	return true;
+}
+
+/* Takes the reference on `msg`. */
+static bool push_message(struct state_iterator *it, const bt_message *msg)
+{
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		if (!push_event(it, msg)) {
+			bt_message_put_ref(msg);
+			return false;
+		}
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		machine_of_stream(it, bt_message_stream_beginning_borrow_stream_const(msg));
+		vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
+		break;
+	default:
+		vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
+		break;
+	}
+	return !it->failed;
+}
+
+static bool push_batch(struct state_iterator *it, bt_message_array_const msgs,
+		uint64_t count)
+{
+	uint64_t i;
+
+	for (i = 0; i < count; i++) {
+		if (!push_message(it, msgs[i])) {
+			for (i++; i < count; i++)
+				bt_message_put_ref(msgs[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool end_of_input(struct state_iterator *it)
+{
+	it->upstream_ended = true;
+	if (!it->vm_pids_applied && !apply_vm_pids(it))
+		return false;
+	vm_vcpu_tracker_flush(it->tracker);
+	if (it->failed)
+		return false;
+	return vcpu_stream_append_end(it->vcpu_stream, it->output);
+}
+
+/* Pulls upstream until `capacity` messages are ready or upstream waits. */
+static bt_message_iterator_class_next_method_status fill_output(
+		struct state_iterator *it, uint64_t capacity)
+{
+	while (g_queue_get_length(it->output) < capacity && !it->upstream_ended) {
+		bt_message_array_const msgs;
+		uint64_t count;
+
+		switch (bt_message_iterator_next(it->upstream, &msgs, &count)) {
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+			if (!push_batch(it, msgs, count))
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			break;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+			if (!end_of_input(it))
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			break;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+		default:
+			ITER_ERROR_CAUSE(it, "The upstream message iterator failed.");
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+	}
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+bt_message_iterator_class_next_method_status state_iterator_next(
+		bt_self_message_iterator *self_msg_iter,
+		bt_message_array_const msgs, uint64_t capacity, uint64_t *count)
+{
+	struct state_iterator *it = bt_self_message_iterator_get_data(self_msg_iter);
+	bt_message_iterator_class_next_method_status status =
+		fill_output(it, capacity);
+
+	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
+			status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN)
+		return status;
+	if (g_queue_is_empty(it->output))
+		return it->upstream_ended ?
+			BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END :
+			BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	*count = 0;
+	while (*count < capacity && !g_queue_is_empty(it->output))
+		msgs[(*count)++] = g_queue_pop_head(it->output);
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+bt_message_iterator_class_can_seek_beginning_method_status
+state_iterator_can_seek_beginning(bt_self_message_iterator *self_msg_iter,
+		bt_bool *can_seek)
+{
+	struct state_iterator *it = bt_self_message_iterator_get_data(self_msg_iter);
+
+	return (bt_message_iterator_class_can_seek_beginning_method_status)
+		bt_message_iterator_can_seek_beginning(it->upstream, can_seek);
+}
+
+/* Upstream restarts: so does the whole analysis. */
+bt_message_iterator_class_seek_beginning_method_status
+state_iterator_seek_beginning(bt_self_message_iterator *self_msg_iter)
+{
+	struct state_iterator *it = bt_self_message_iterator_get_data(self_msg_iter);
+	bt_message_iterator_seek_beginning_status status =
+		bt_message_iterator_seek_beginning(it->upstream);
+
+	if (status != BT_MESSAGE_ITERATOR_SEEK_BEGINNING_STATUS_OK)
+		return (bt_message_iterator_class_seek_beginning_method_status) status;
+	destroy_analysis(it);
+	clear_output(it);
+	vcpu_stream_rewind(it->vcpu_stream);
+	if (!create_analysis(it))
+		return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_ERROR;
+	return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_OK;
+}

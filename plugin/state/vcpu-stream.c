@@ -1,0 +1,270 @@
+#include "state/vcpu-stream.h"
+
+#define ERROR_CAUSE(stream, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
+		(stream)->self_msg_iter, __VA_ARGS__)
+
+/* Payload member indexes, in the order vcpu_stream_create_ir() adds them. */
+enum {
+	MEMBER_VM,
+	MEMBER_VCPU,
+	MEMBER_MODE,
+	MEMBER_HOST_TID,
+	MEMBER_PCPU,
+	MEMBER_EXIT_REASON,
+};
+
+struct vcpu_stream {
+	bt_self_message_iterator *self_msg_iter;
+	/* Created with the first change (its clock class is needed). */
+	bt_trace_class *trace_class;
+	bt_stream_class *stream_class;
+	bt_event_class *event_class;
+	bt_trace *trace;
+	bt_stream *stream;
+	const bt_clock_class *clock_class;
+	/* The open packet while the stream has begun. */
+	bt_packet *packet;
+	bool begun;
+};
+
+struct vcpu_stream *vcpu_stream_create(bt_self_message_iterator *self_msg_iter)
+{
+	struct vcpu_stream *stream = g_new0(struct vcpu_stream, 1);
+
+	stream->self_msg_iter = self_msg_iter;
+	return stream;
+}
+
+void vcpu_stream_destroy(struct vcpu_stream *stream)
+{
+	if (!stream)
+		return;
+	bt_packet_put_ref(stream->packet);
+	bt_stream_put_ref(stream->stream);
+	bt_trace_put_ref(stream->trace);
+	bt_event_class_put_ref(stream->event_class);
+	bt_stream_class_put_ref(stream->stream_class);
+	bt_trace_class_put_ref(stream->trace_class);
+	bt_clock_class_put_ref(stream->clock_class);
+	g_free(stream);
+}
+
+static bool add_member(bt_field_class *payload, const char *name,
+		bt_field_class *member)
+{
+	bool ok = member && bt_field_class_structure_append_member(payload,
+		name, member) == BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK;
+
+	bt_field_class_put_ref(member);
+	return ok;
+}
+
+static bt_field_class *create_payload_class(bt_trace_class *trace_class)
+{
+	bt_field_class *payload = bt_field_class_structure_create(trace_class);
+
+	if (!payload)
+		return NULL;
+	if (add_member(payload, "vm", bt_field_class_string_create(trace_class)) &&
+			add_member(payload, "vcpu",
+				bt_field_class_integer_unsigned_create(trace_class)) &&
+			add_member(payload, "mode",
+				bt_field_class_string_create(trace_class)) &&
+			add_member(payload, "host_tid",
+				bt_field_class_integer_signed_create(trace_class)) &&
+			add_member(payload, "pcpu",
+				bt_field_class_integer_signed_create(trace_class)) &&
+			add_member(payload, "exit_reason",
+				bt_field_class_integer_signed_create(trace_class)))
+		return payload;
+	bt_field_class_put_ref(payload);
+	return NULL;
+}
+
+static bool create_event_class(struct vcpu_stream *stream)
+{
+	bt_field_class *payload = create_payload_class(stream->trace_class);
+	bool ok;
+
+	stream->event_class = bt_event_class_create(stream->stream_class);
+	ok = payload && stream->event_class &&
+		bt_event_class_set_name(stream->event_class, "vm:vcpu_state") ==
+			BT_EVENT_CLASS_SET_NAME_STATUS_OK &&
+		bt_event_class_set_payload_field_class(stream->event_class,
+			payload) == BT_EVENT_CLASS_SET_FIELD_CLASS_STATUS_OK;
+	bt_field_class_put_ref(payload);
+	return ok;
+}
+
+/* Copies a string entry of the host trace's environment, if it has it. */
+static bool copy_env(bt_trace *trace, const bt_trace *host_trace,
+		const char *name)
+{
+	const bt_value *value =
+		bt_trace_borrow_environment_entry_value_by_name_const(host_trace,
+			name);
+
+	if (!value || !bt_value_is_string(value))
+		return true;
+	return bt_trace_set_environment_entry_string(trace, name,
+		bt_value_string_get(value)) ==
+		BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
+}
+
+static bool create_ir(struct vcpu_stream *stream, const bt_trace *host_trace,
+		const bt_clock_class *clock_class)
+{
+	bt_self_component *self_comp =
+		bt_self_message_iterator_borrow_component(stream->self_msg_iter);
+
+	stream->trace_class = bt_trace_class_create(self_comp);
+	if (!stream->trace_class)
+		goto error;
+	stream->stream_class = bt_stream_class_create(stream->trace_class);
+	if (!stream->stream_class)
+		goto error;
+	/* The upstream clock class itself: times need no conversion. */
+	if (bt_stream_class_set_default_clock_class(stream->stream_class,
+			(bt_clock_class *) clock_class) !=
+			BT_STREAM_CLASS_SET_DEFAULT_CLOCK_CLASS_STATUS_OK)
+		goto error;
+	stream->clock_class = clock_class;
+	bt_clock_class_get_ref(clock_class);
+	bt_stream_class_set_supports_packets(stream->stream_class, BT_TRUE,
+		BT_FALSE, BT_FALSE);
+	if (!create_event_class(stream))
+		goto error;
+	stream->trace = bt_trace_create(stream->trace_class);
+	if (!stream->trace || bt_trace_set_name(stream->trace, "vm-state") !=
+			BT_TRACE_SET_NAME_STATUS_OK ||
+			!copy_env(stream->trace, host_trace, "hostname") ||
+			!copy_env(stream->trace, host_trace, "vm_machine"))
+		goto error;
+	stream->stream = bt_stream_create(stream->stream_class, stream->trace);
+	if (!stream->stream)
+		goto error;
+	return true;
+
+error:
+	ERROR_CAUSE(stream, "Cannot create the trace IR of the vm:vcpu_state "
+		"events (out of memory?).");
+	return false;
+}
+
+static bool append(struct vcpu_stream *stream, GQueue *out, bt_message *msg)
+{
+	if (!msg) {
+		ERROR_CAUSE(stream, "Cannot create a message of the vm:vcpu_state "
+			"stream (out of memory?).");
+		return false;
+	}
+	g_queue_push_tail(out, msg);
+	return true;
+}
+
+static bool begin(struct vcpu_stream *stream, GQueue *out)
+{
+	bt_packet_put_ref(stream->packet);
+	stream->packet = bt_packet_create(stream->stream);
+	if (!stream->packet) {
+		ERROR_CAUSE(stream, "Cannot create a packet of the vm:vcpu_state "
+			"stream (out of memory?).");
+		return false;
+	}
+	stream->begun = true;
+	return append(stream, out, bt_message_stream_beginning_create(
+			stream->self_msg_iter, stream->stream)) &&
+		append(stream, out, bt_message_packet_beginning_create(
+			stream->self_msg_iter, stream->packet));
+}
+
+/*
+ * The value, in cycles of our clock, of `ns` from the origin: used only
+ * when a change comes from an event of another clock class.
+ */
+static uint64_t cycles_of_ns(const bt_clock_class *clock_class, int64_t ns)
+{
+	int64_t offset_s;
+	uint64_t offset_cycles;
+	uint64_t frequency = bt_clock_class_get_frequency(clock_class);
+	__int128 origin_ns, delta;
+
+	bt_clock_class_get_offset(clock_class, &offset_s, &offset_cycles);
+	origin_ns = (__int128) offset_s * 1000000000 +
+		(__int128) offset_cycles * 1000000000 / frequency;
+	delta = (__int128) ns - origin_ns;
+	if (delta < 0)
+		return 0;
+	return (uint64_t) (delta * frequency / 1000000000);
+}
+
+static bool set_string(bt_field *payload, uint64_t index, const char *value)
+{
+	return bt_field_string_set_value(
+		bt_field_structure_borrow_member_field_by_index(payload, index),
+		value) == BT_FIELD_STRING_SET_VALUE_STATUS_OK;
+}
+
+static void set_signed(bt_field *payload, uint64_t index, int64_t value)
+{
+	bt_field_integer_signed_set_value(
+		bt_field_structure_borrow_member_field_by_index(payload, index),
+		value);
+}
+
+static bt_message *create_event(struct vcpu_stream *stream,
+		const struct vm_vcpu_change *change, const char *vm_name,
+		uint64_t value)
+{
+	bt_message *msg = bt_message_event_create_with_packet_and_default_clock_snapshot(
+		stream->self_msg_iter, stream->event_class, stream->packet, value);
+	bt_field *payload;
+
+	if (!msg)
+		return NULL;
+	payload = bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
+	if (!set_string(payload, MEMBER_VM, vm_name) ||
+			!set_string(payload, MEMBER_MODE,
+				vm_vcpu_mode_name(change->mode))) {
+		bt_message_put_ref(msg);
+		return NULL;
+	}
+	bt_field_integer_unsigned_set_value(
+		bt_field_structure_borrow_member_field_by_index(payload, MEMBER_VCPU),
+		change->vcpu);
+	set_signed(payload, MEMBER_HOST_TID, change->host_tid);
+	set_signed(payload, MEMBER_PCPU, change->pcpu);
+	set_signed(payload, MEMBER_EXIT_REASON, change->exit_reason);
+	return msg;
+}
+
+bool vcpu_stream_append_change(struct vcpu_stream *stream, GQueue *out,
+		const struct vm_vcpu_change *change, const char *vm_name,
+		const bt_trace *host_trace, const bt_clock_class *clock_class,
+		uint64_t value)
+{
+	if (!stream->trace_class && !create_ir(stream, host_trace, clock_class))
+		return false;
+	if (!stream->begun && !begin(stream, out))
+		return false;
+	if (clock_class != stream->clock_class)
+		value = cycles_of_ns(stream->clock_class, change->ts);
+	return append(stream, out, create_event(stream, change, vm_name, value));
+}
+
+bool vcpu_stream_append_end(struct vcpu_stream *stream, GQueue *out)
+{
+	if (!stream->begun)
+		return true;
+	stream->begun = false;
+	return append(stream, out, bt_message_packet_end_create(
+			stream->self_msg_iter, stream->packet)) &&
+		append(stream, out, bt_message_stream_end_create(
+			stream->self_msg_iter, stream->stream));
+}
+
+void vcpu_stream_rewind(struct vcpu_stream *stream)
+{
+	stream->begun = false;
+}

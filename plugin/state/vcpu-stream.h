@@ -1,0 +1,48 @@
+#ifndef VM_PLUGIN_STATE_VCPU_STREAM_H
+#define VM_PLUGIN_STATE_VCPU_STREAM_H
+
+/*
+ * The stream of filter.vm.state's own events: a trace class, trace and
+ * stream class of its own with one event class, `vm:vcpu_state`
+ * { vm: string, vcpu: u64, mode: string, host_tid: s64, pcpu: s64,
+ *   exit_reason: s64 }.
+ *
+ * The stream class's default clock class is the upstream clock class of
+ * the first host event that changes a vCPU mode (so a vCPU state event
+ * carries the very clock value of the host event that caused it). The
+ * trace's environment has the host trace's `hostname` (and `vm_machine`,
+ * if any): with the same clock class, a copy written by sink.ctf.fs is
+ * part of the host machine when read again. The
+ * stream has one packet, without clock snapshots, so that sink.ctf.fs can
+ * write it: stream and packet beginnings come right before the first event,
+ * their ends at the end of the input.
+ */
+
+#include <babeltrace2/babeltrace.h>
+#include <glib.h>
+#include <stdbool.h>
+
+#include "vcpu/tracker.h"
+
+struct vcpu_stream;
+
+struct vcpu_stream *vcpu_stream_create(bt_self_message_iterator *self_msg_iter);
+void vcpu_stream_destroy(struct vcpu_stream *stream);
+
+/*
+ * Appends to `out` (bt_message *, references transferred) the messages of
+ * one mode change caused by an event of `host_trace` and `clock_class`
+ * whose clock value is `value`. False, with an error cause, on failure.
+ */
+bool vcpu_stream_append_change(struct vcpu_stream *stream, GQueue *out,
+		const struct vm_vcpu_change *change, const char *vm_name,
+		const bt_trace *host_trace, const bt_clock_class *clock_class,
+		uint64_t value);
+
+/* Appends the packet and stream ends, if the stream began. */
+bool vcpu_stream_append_end(struct vcpu_stream *stream, GQueue *out);
+
+/* After a seek to the beginning: the stream begins anew at its next event. */
+void vcpu_stream_rewind(struct vcpu_stream *stream);
+
+#endif /* VM_PLUGIN_STATE_VCPU_STREAM_H */
