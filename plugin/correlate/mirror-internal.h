@@ -82,11 +82,17 @@ struct mirror {
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
 		(_mirror)->self_msg_iter, __VA_ARGS__)
 
-/* Logs to the standard error like babeltrace2's own components do. */
+/*
+ * Logs to the standard error, like babeltrace2's own components, with the
+ * component's name, at the component's log level.
+ */
 #define MIRROR_LOG(_mirror, _level, _letter, _fmt, ...) \
 	do { \
 		if ((_mirror)->log_level <= (_level)) { \
-			fprintf(stderr, _letter " VM.CORRELATE/MIRROR " _fmt "\n", \
+			fprintf(stderr, _letter " PLUGIN/FLT.VM.CORRELATE/MIRROR [%s] " \
+				_fmt "\n", \
+				bt_component_get_name(bt_self_component_as_component( \
+					(_mirror)->self_comp)), \
 				__VA_ARGS__); \
 		} \
 	} while (0)

@@ -152,6 +152,8 @@ static bt_trace *output_trace(struct mirror *mirror, const bt_trace *in)
 
 	bt_trace_get_ref(in);
 	mirror_map_insert(&mirror->traces, in, out);
+	MIRROR_DEBUG(mirror, "Mirroring trace `%s` with %" PRIu64 " streams.",
+		or_unnamed(bt_trace_get_name(in)), bt_trace_get_stream_count(in));
 	return add_known_streams(mirror, in, out) ? out : NULL;
 
 error:

@@ -201,45 +201,75 @@ void mirror_filter_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 	iter_destroy(bt_self_message_iterator_get_data(self_msg_iter));
 }
 
-/* The default clock snapshot value of an output message, if it has one. */
-static bool output_time(const bt_message *msg, uint64_t *value)
+/* A stream beginning/end snapshot, NULL when its state is unknown. */
+static const bt_clock_snapshot *known_stream_snapshot(const bt_message *msg,
+		bool beginning)
 {
 	const bt_clock_snapshot *snapshot = NULL;
+	bt_message_stream_clock_snapshot_state state;
 
+	if (!(beginning ?
+			bt_message_stream_beginning_borrow_stream_class_default_clock_class_const(msg) :
+			bt_message_stream_end_borrow_stream_class_default_clock_class_const(msg))) {
+		return NULL;
+	}
+
+	state = beginning ?
+		bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg,
+			&snapshot) :
+		bt_message_stream_end_borrow_default_clock_snapshot_const(msg,
+			&snapshot);
+	return state == BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? snapshot : NULL;
+}
+
+static const bt_stream_class *packet_stream_class(const bt_packet *packet)
+{
+	return bt_stream_borrow_class_const(bt_packet_borrow_stream_const(packet));
+}
+
+/*
+ * The default clock snapshot of an output message (for discarded items, the
+ * beginning), read here independently of the mirror's own code.
+ */
+static const bt_clock_snapshot *output_snapshot(const bt_message *msg)
+{
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
-		if (bt_message_event_borrow_stream_class_default_clock_class_const(msg)) {
-			snapshot = bt_message_event_borrow_default_clock_snapshot_const(msg);
-		}
-		break;
+		return bt_message_event_borrow_stream_class_default_clock_class_const(msg) ?
+			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
 	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		snapshot = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-		break;
+		return bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		if (bt_message_stream_beginning_borrow_stream_class_default_clock_class_const(msg) &&
-				bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg,
-					&snapshot) != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN) {
-			snapshot = NULL;
-		}
-		break;
+		return known_stream_snapshot(msg, true);
 	case BT_MESSAGE_TYPE_STREAM_END:
-		if (bt_message_stream_end_borrow_stream_class_default_clock_class_const(msg) &&
-				bt_message_stream_end_borrow_default_clock_snapshot_const(msg,
-					&snapshot) != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN) {
-			snapshot = NULL;
-		}
-		break;
-	default:
-		/* Packets and discarded items: covered by the time comparisons of the tests. */
-		return false;
+		return known_stream_snapshot(msg, false);
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return bt_stream_class_packets_have_beginning_default_clock_snapshot(
+				packet_stream_class(
+					bt_message_packet_beginning_borrow_packet_const(msg))) ?
+			bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg) :
+			NULL;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return bt_stream_class_packets_have_end_default_clock_snapshot(
+				packet_stream_class(
+					bt_message_packet_end_borrow_packet_const(msg))) ?
+			bt_message_packet_end_borrow_default_clock_snapshot_const(msg) :
+			NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return bt_stream_class_discarded_events_have_default_clock_snapshots(
+				bt_stream_borrow_class_const(
+					bt_message_discarded_events_borrow_stream_const(msg))) ?
+			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) :
+			NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return bt_stream_class_discarded_packets_have_default_clock_snapshots(
+				bt_stream_borrow_class_const(
+					bt_message_discarded_packets_borrow_stream_const(msg))) ?
+			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg) :
+			NULL;
 	}
 
-	if (!snapshot) {
-		return false;
-	}
-
-	*value = bt_clock_snapshot_get_value(snapshot);
-	return true;
+	return NULL;
 }
 
 /* mirror_message_time() must announce what mirror_convert() produces. */
@@ -247,21 +277,19 @@ static bool check_announced_time(struct mirror_filter_iter *iter,
 		bt_self_message_iterator *self_msg_iter, const bt_message *in,
 		const bt_message *out)
 {
-	int64_t announced;
-	uint64_t actual;
+	int64_t announced = 0;
 	bool has_announced = mirror_message_time(iter->mirror, in, &announced);
+	const bt_clock_snapshot *snapshot = output_snapshot(out);
+	uint64_t actual = snapshot ? bt_clock_snapshot_get_value(snapshot) : 0;
 
-	if (!output_time(out, &actual)) {
-		return true;
-	}
-
-	if (!has_announced || (uint64_t) announced != actual) {
+	if (has_announced != (snapshot != NULL) ||
+			(snapshot && (uint64_t) announced != actual)) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self_msg_iter,
-			"mirror_message_time() announced %s%" PRId64 " for a message of "
-			"type %d whose converted time is %" PRIu64 ".",
-			has_announced ? "" : "no time, not ",
-			has_announced ? announced : 0, (int) bt_message_get_type(in),
-			actual);
+			"mirror_message_time() disagrees with mirror_convert() on a "
+			"message of type %d: announced %s (%" PRId64 "), converted "
+			"message %s (%" PRIu64 ").", (int) bt_message_get_type(in),
+			has_announced ? "a time" : "no time", announced,
+			snapshot ? "has a time" : "has no time", actual);
 		return false;
 	}
 
