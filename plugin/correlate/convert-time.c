@@ -34,36 +34,29 @@ static bool long_double_is_precise(void)
 
 int64_t correlate_convert_time(const struct vm_sync_formula *formula, int64_t t)
 {
+	/* Adding and taking away 1.5 * 2^63 rounds to an integer (|x| < 2^62). */
+	static const long double round_magic = 0x1.8p63L;
 	long double correction = (formula->slope - 1) * (long double) t + formula->offset_ns;
-	long double whole;
+	long double nearest;
 	long double fraction;
 	long double margin;
-	int64_t rounded;
 	int64_t result;
 
 	if (!long_double_is_precise() || !(correction > -4e18L && correction < 4e18L)) {
 		return vm_sync_formula_apply(formula, t);
 	}
 
-	whole = (long double) (int64_t) correction;
-	fraction = correction - whole;
+	nearest = (correction + round_magic) - round_magic;
+	fraction = correction - nearest;
 	margin = (correction < 0 ? -correction : correction) * 0x1p-60L + 1e-12L;
-	if ((fraction < 0 ? -fraction : fraction) - 0.5L < margin &&
-			0.5L - (fraction < 0 ? -fraction : fraction) < margin) {
+	if (0.5L - (fraction < 0 ? -fraction : fraction) < margin) {
+		/* A half, or too close to one to tell: the library decides. */
 		return vm_sync_formula_apply(formula, t);
 	}
 
-	rounded = (int64_t) whole;
-	if (fraction > 0.5L) {
-		rounded++;
-	} else if (fraction < -0.5L) {
-		rounded--;
-	}
-
-	if (__builtin_add_overflow(t, rounded, &result)) {
+	if (__builtin_add_overflow(t, (int64_t) nearest, &result)) {
 		return vm_sync_formula_apply(formula, t);
 	}
 
 	return result;
 }
-

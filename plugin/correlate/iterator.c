@@ -112,6 +112,17 @@ struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 	return state;
 }
 
+struct stream_state *correlate_upstream_stream_state(struct correlate_iter *iter,
+		struct upstream_bound *bound, const bt_stream *stream)
+{
+	if (bound->cached_stream != stream) {
+		bound->cached_state = correlate_stream_state(iter, stream);
+		bound->cached_stream = stream;
+	}
+
+	return bound->cached_state;
+}
+
 static const struct vm_sync_formula *formula_of_clock_class(void *data,
 		const bt_clock_class *clock_class)
 {
@@ -308,6 +319,16 @@ bool correlate_seek_upstreams(struct correlate_iter *iter)
 
 void correlate_forget_streams(struct correlate_iter *iter)
 {
+	guint i;
+
+	for (i = 0; i < iter->bounds->len; i++) {
+		struct upstream_bound *bound =
+			&g_array_index(iter->bounds, struct upstream_bound, i);
+
+		bound->cached_stream = NULL;
+		bound->cached_state = NULL;
+	}
+
 	iter->last_stream = NULL;
 	iter->last_stream_state = NULL;
 	g_hash_table_remove_all(iter->streams);

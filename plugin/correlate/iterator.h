@@ -75,6 +75,8 @@ struct upstream_bound {
 	int64_t input_ns;      /* time of its last timed message, own clock */
 	int64_t lower_bound;   /* no future message converts below this */
 	uint64_t machines;     /* machines it carries (bit per machine index) */
+	const bt_stream *cached_stream;         /* its last stream, and */
+	struct stream_state *cached_state;      /* that stream's state */
 	bool many_machines;    /* one of them has an index >= 64 */
 };
 
@@ -153,6 +155,10 @@ struct machine_info *correlate_machine_info(struct correlate_iter *iter,
 /* The state of a stream, registering its machine on first sight. */
 struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 		const bt_stream *stream);
+
+/* The same, through the cache of the upstream the message came from. */
+struct stream_state *correlate_upstream_stream_state(struct correlate_iter *iter,
+		struct upstream_bound *bound, const bt_stream *stream);
 
 /* setup.c: names, parameter checks, roles, reference, formulas. */
 bool correlate_finalize_machines(struct correlate_iter *iter);

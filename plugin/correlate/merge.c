@@ -61,22 +61,25 @@ static bool carries(const struct upstream_bound *bound, const struct machine *ma
 /*
  * A lower bound of vm_sync_formula_apply(formula, t), cheaply: the exact
  * map works in 128-bit floating point, in software, and the bound is
- * recomputed on every message. slope * t + offset in long double is within
- * |value| * 2^-52 of the exact value even where long double has only a
- * double's precision (under valgrind), so the bound keeps |value| * 2^-50
- * (1.5 us at today's Unix-epoch nanoseconds) plus 2 ns below it.
+ * recomputed on every message. In double precision, slope * t + offset is
+ * within (|slope * t| + |offset|) * 2^-51 of the exact value, so the bound
+ * keeps twice that (1.5 us at today's Unix-epoch nanoseconds) plus 2 ns
+ * below it.
  */
 static int64_t formula_lower_bound(const struct vm_sync_formula *formula, int64_t t)
 {
-	long double approx = formula->slope * (long double) t + formula->offset_ns;
+	double scaled = (double) formula->slope * (double) t;
+	double offset = (double) formula->offset_ns;
+	double approx = scaled + offset;
 
-	approx -= (approx < 0 ? -approx : approx) * 0x1p-50L + 2;
-	if (approx <= (long double) INT64_MIN + 4096) {
+	approx -= ((scaled < 0 ? -scaled : scaled) + (offset < 0 ? -offset : offset)) *
+		0x1p-50 + 2;
+	if (approx <= (double) INT64_MIN + 4096) {
 		return INT64_MIN;
 	}
 
-	/* Truncation, one more below for negative values: floorl() is slow. */
-	return approx >= (long double) INT64_MAX ? INT64_MAX : (int64_t) approx - 1;
+	/* Truncation, one more below for negative values: floor() is slow. */
+	return approx >= (double) INT64_MAX ? INT64_MAX : (int64_t) approx - 1;
 }
 
 /* The smallest converted time the upstream's future messages can have. */
@@ -142,12 +145,12 @@ static void welcome_late_machine(struct correlate_iter *iter, struct machine *ma
 }
 
 static struct machine *machine_of_message(struct correlate_iter *iter,
-		const bt_message *msg, const struct msg_time *time,
-		struct stream_state **state)
+		struct upstream_bound *bound, const bt_message *msg,
+		const struct msg_time *time, struct stream_state **state)
 {
 	*state = NULL;
 	if (time->stream) {
-		*state = correlate_stream_state(iter, time->stream);
+		*state = correlate_upstream_stream_state(iter, bound, time->stream);
 		return (*state)->machine;
 	}
 
@@ -176,7 +179,7 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 {
 	struct upstream_bound *bound = bound_at(iter, upstream_index);
 	struct stream_state *state;
-	struct machine *machine = machine_of_message(iter, msg, time, &state);
+	struct machine *machine = machine_of_message(iter, bound, msg, time, &state);
 	bool clocked = machine && machine->has_clock && (!state || state->has_clock);
 
 	entry->msg = msg;
@@ -334,7 +337,7 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 			pending.msg = msg;
 			g_array_append_val(iter->pending, pending);
 			msg_time_get(msg, &time);
-			machine_of_message(iter, msg, &time, &state);
+			machine_of_message(iter, bound, msg, &time, &state);
 			bound->primed = time.has_time || (state && !state->has_clock);
 		}
 	}

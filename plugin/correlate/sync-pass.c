@@ -283,19 +283,20 @@ static void note_event(struct correlate_iter *iter, const bt_message *msg,
 static void note_message(struct correlate_iter *iter, guint upstream_index,
 		const bt_message *msg, const struct msg_time *time)
 {
+	struct upstream_bound *bound;
 	struct stream_state *state;
 
 	if (!time->stream) {
 		return;
 	}
 
-	state = correlate_stream_state(iter, time->stream);
+	bound = &g_array_index(iter->bounds, struct upstream_bound, upstream_index);
+	state = correlate_upstream_stream_state(iter, bound, time->stream);
 	if (time->has_time) {
 		note_span(correlate_machine_info(iter, state->machine), time->ns);
 	}
 
-	note_machine(&g_array_index(iter->bounds, struct upstream_bound, upstream_index),
-		state->machine);
+	note_machine(bound, state->machine);
 	if (iter->sync_ready && bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
 		note_event(iter, msg, time, state);
 	}
@@ -323,38 +324,50 @@ static bt_message_iterator_class_next_method_status upstream_error(
 }
 
 /*
- * Gives every upstream a head: its next timed message. Messages without
- * time are noted on the way (they carry no sync event).
+ * Gives an upstream a head: its next timed message. Messages without time
+ * are noted on the way (they carry no sync event).
  */
+static bt_message_iterator_class_next_method_status fill_head(struct correlate_iter *iter,
+		guint index)
+{
+	struct upstream *upstream = &g_array_index(iter->upstreams, struct upstream, index);
+	struct sync_head *head = head_at(iter, index);
+
+	while (!head->msg) {
+		const bt_message *msg;
+		bool repaired;
+		enum upstream_status status = upstream_next(upstream, iter->self,
+			&msg, &head->time, &repaired);
+
+		if (status == UPSTREAM_END) {
+			break;
+		}
+
+		if (status != UPSTREAM_OK) {
+			return upstream_error(iter, status, index);
+		}
+
+		if (head->time.has_time) {
+			head->msg = msg;
+		} else {
+			note_message(iter, index, msg, &head->time);
+			bt_message_put_ref(msg);
+		}
+	}
+
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
 static bt_message_iterator_class_next_method_status fill_heads(struct correlate_iter *iter)
 {
 	guint i;
 
 	g_array_set_size(iter->heads, iter->upstreams->len);
 	for (i = 0; i < iter->upstreams->len; i++) {
-		struct upstream *upstream = &g_array_index(iter->upstreams, struct upstream, i);
-		struct sync_head *head = head_at(iter, i);
+		bt_message_iterator_class_next_method_status status = fill_head(iter, i);
 
-		while (!head->msg) {
-			const bt_message *msg;
-			bool repaired;
-			enum upstream_status status = upstream_next(upstream, iter->self,
-				&msg, &head->time, &repaired);
-
-			if (status == UPSTREAM_END) {
-				break;
-			}
-
-			if (status != UPSTREAM_OK) {
-				return upstream_error(iter, status, i);
-			}
-
-			if (head->time.has_time) {
-				head->msg = msg;
-			} else {
-				note_message(iter, i, msg, &head->time);
-				bt_message_put_ref(msg);
-			}
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return status;
 		}
 	}
 
@@ -441,21 +454,21 @@ static void solve(struct correlate_iter *iter)
 /* Reads the upstreams merged in time order to their ends. */
 static bt_message_iterator_class_next_method_status read_merged(struct correlate_iter *iter)
 {
+	/* After an AGAIN too: some heads may be missing. */
+	bt_message_iterator_class_next_method_status status = fill_heads(iter);
+
+	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+		return status;
+	}
+
+	if (!iter->sync_ready && machine_table_count(iter->machines) > 0 && !prepare(iter)) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+
 	for (;;) {
-		bt_message_iterator_class_next_method_status status = fill_heads(iter);
+		int earliest = earliest_head(iter);
 		struct sync_head *head;
-		int earliest;
 
-		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-			return status;
-		}
-
-		if (!iter->sync_ready && machine_table_count(iter->machines) > 0 &&
-				!prepare(iter)) {
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-		}
-
-		earliest = earliest_head(iter);
 		if (earliest < 0) {
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 		}
@@ -464,6 +477,10 @@ static bt_message_iterator_class_next_method_status read_merged(struct correlate
 		note_message(iter, (guint) earliest, head->msg, &head->time);
 		bt_message_put_ref(head->msg);
 		head->msg = NULL;
+		status = fill_head(iter, (guint) earliest);
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return status;
+		}
 	}
 }
 

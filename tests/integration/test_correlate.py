@@ -93,31 +93,54 @@ def check_drifting_guest():
     print("drifting-guest: slope %s, worst guest error %.0f ns" % (slope, worst))
 
 
-def check_tcp_exchange():
-    out = check_forms_identical("tcp-exchange")
+def check_tcp_exchange(scenario="tcp-exchange"):
+    out = check_forms_identical(scenario)
     env = cc.env_entries(out)
     server, client = env.get("server"), env.get("client")
     if not server or not client:
-        vmtest.fail("tcp-exchange: machines %r" % list(env))
+        vmtest.fail("%s: machines %r" % (scenario, list(env)))
     # No host: roles unknown, reference = smallest name (client).
     if client["vm_sync_slope"] != "1" or server["vm_role"] != "unknown":
-        vmtest.fail("tcp-exchange: reference/roles %r %r" % (client, server))
+        vmtest.fail("%s: reference/roles %r %r" % (scenario, client, server))
     if int(server["vm_sync_matches"]) != 11:
-        vmtest.fail("tcp-exchange: %s matches, the stub has 11 segments"
-                    % server["vm_sync_matches"])
+        vmtest.fail("%s: %s matches, the stub has 11 segments"
+                    % (scenario, server["vm_sync_matches"]))
     shift = float(server["vm_sync_offset_ns"]) + \
         (float(server["vm_sync_slope"]) - 1) * 1.6e18
     if abs(shift + 2500000) > 45000:
-        vmtest.fail("tcp-exchange: server shifted by %.0f ns, truth -2500000" % shift)
+        vmtest.fail("%s: server shifted by %.0f ns, truth -2500000" % (scenario, shift))
 
-    proc = cc.run(cc.direct_args(traces_of("tcp-exchange"), 'sync="vmsync"'),
-                  "tcp-exchange, sync=vmsync")
+    proc = cc.run(cc.direct_args(traces_of(scenario), 'sync="vmsync"'),
+                  scenario + ", sync=vmsync")
     env = cc.env_entries(proc.stdout)
     if env["server"]["vm_sync_quality"] != "absent" or \
             "no synchronization pair" not in proc.stderr:
-        vmtest.fail("tcp-exchange, sync=vmsync: expected a warning and quality "
-                    "absent:\n" + proc.stderr)
-    print("tcp-exchange: 11 TCP matches, server shifted by %.0f ns" % shift)
+        vmtest.fail("%s, sync=vmsync: expected a warning and quality "
+                    "absent:\n%s" % (scenario, proc.stderr))
+    print("%s: 11 TCP matches, server shifted by %.0f ns" % (scenario, shift))
+
+
+def check_old_lttng_packets():
+    """Packets ending after the next one begins (lttng-modules 2.1)."""
+    traces = traces_of("old-lttng-packets")
+    stock = vmtest.babeltrace2(traces, check=False, wrap=False)
+    if stock.returncode == 0:
+        vmtest.fail("old-lttng-packets: the stock muxer accepted the overlap; "
+                    "the scenario no longer reproduces the quirk")
+    plain_events = sum(len(cc.event_names(vmtest.babeltrace2(
+        ["run", "--component=s:src.ctf.fs", "--params=inputs=[\"%s\"]" % t,
+         "--component=d:sink.text.details", "--params=" + cc.DETAILS_COMPACT,
+         "--connect=s:d"], wrap=False).stdout)) for t in traces)
+    proc = cc.run(cc.direct_args(traces, sink_params=cc.DETAILS_COMPACT),
+                  "old-lttng-packets")
+    if len(cc.event_names(proc.stdout)) != plain_events:
+        vmtest.fail("old-lttng-packets: %d events out of %d"
+                    % (len(cc.event_names(proc.stdout)), plain_events))
+    for machine in ("host", "guest"):
+        if proc.stderr.count("Machine `%s` has packets that end after" % machine) != 1:
+            vmtest.fail("old-lttng-packets: expected one warning for %s:\n%s"
+                        % (machine, proc.stderr))
+    print("old-lttng-packets: %d events in order, one warning per machine" % plain_events)
 
 
 def check_summary_and_transforms():
@@ -169,5 +192,7 @@ for scenario in ("one-qemu-kvm", "two-guests", "two-vcpus"):
     print("%s: both graph forms identical" % scenario)
 check_drifting_guest()
 check_tcp_exchange()
+check_tcp_exchange("tcp-net-dev")
+check_old_lttng_packets()
 check_summary_and_transforms()
 check_sync_none()
