@@ -1,4 +1,4 @@
-"""Workloads with ground truth for the truth tests and the benchmark.
+"""Workloads with ground truth for the truth tests.
 
 generate() runs vm-workload once per set of arguments (the output is
 deterministic, so a directory whose stamp records the same arguments and an
@@ -124,8 +124,3 @@ def convert_form(traces, filters, sink, sink_params=None):
     if sink_params:
         args.append("--params=" + params(sink_params))
     return args
-
-
-def pipeline(correlate=None):
-    """SPEC's two filters, correlate with the given parameters."""
-    return [("filter.vm.correlate", correlate or {}), ("filter.vm.state", {})]
