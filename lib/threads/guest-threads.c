@@ -410,6 +410,12 @@ void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
 		refresh(m, t, ts);
 }
 
+void vm_threads_machine_forget(struct vm_threads_machine *m)
+{
+	g_hash_table_remove_all(m->threads);
+	g_hash_table_remove_all(m->cpus);
+}
+
 static gint compare_tids(gconstpointer a, gconstpointer b)
 {
 	int64_t ta = **(int64_t *const *) a;

@@ -47,6 +47,9 @@ void vm_threads_machine_feed(struct vm_threads_machine *m, const struct vm_event
 void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
 		int64_t vcpu);
 
+/* Drops every thread without reporting it (the machine is the host). */
+void vm_threads_machine_forget(struct vm_threads_machine *m);
+
 /* Ends every thread's last interval at `end_ts` (the end of the input). */
 void vm_threads_machine_finish(struct vm_threads_machine *m, int64_t end_ts);
 

@@ -140,7 +140,9 @@ static void become_host(struct machine_slot *slot)
 			"this machine has kvm events but was taken for a guest until now: its "
 			"threads are no longer reported from here on");
 	slot->role = VM_THREADS_ROLE_HOST;
+	/* Its threads are never reported: do not keep them. */
 	vm_threads_role_gate_drop(slot->gate);
+	vm_threads_machine_forget(slot->threads);
 	/* SPEC: once the host is known, all other machines are guests. */
 	for (guint i = 0; i < owner->machines->len; i++) {
 		struct machine_slot *other = g_ptr_array_index(owner->machines, i);
