@@ -114,6 +114,65 @@ START_TEST(invert_round_trips)
 }
 END_TEST
 
+/*
+ * vm_sync_formula_apply() takes a hardware long double path when it can
+ * decide the rounding there: it must give exactly what binary128 gives,
+ * including formulas built to land right next to a half nanosecond.
+ */
+#if defined(__SIZEOF_FLOAT128__)
+static int64_t reference_apply(const struct vm_sync_formula *f, int64_t t)
+{
+	__float128 v = ((__float128) f->slope - 1) * (__float128) t + (__float128) f->offset_ns;
+	__float128 fl = (__float128) (int64_t) v;
+
+	if (fl > v)
+		fl -= 1;
+	if (v - fl >= (__float128) 0.5)
+		fl += 1;
+	return t + (int64_t) fl;
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+START_TEST(fast_path_matches_binary128)
+{
+	uint64_t state = 42;
+	unsigned int i;
+
+	for (i = 0; i < 200000; i++) {
+		struct vm_sync_formula f;
+		int64_t t = 1500000000000000000LL +
+			(int64_t) (next_random(&state) % 400000000000000ULL);
+		int64_t ppm = (int64_t) (next_random(&state) % 2001) - 1000;
+
+		f.slope = 1.0L + (long double) ppm * 1e-6L / 7.0L;
+		f.offset_ns = (long double) ((int64_t) (next_random(&state) % 20000000001ULL)
+			- 10000000000LL) / 3.0L;
+		if (i % 2 == 0) {
+			/*
+			 * Aim the exact correction at a half nanosecond: the offset
+			 * cancels the product, whose long double rounding (about
+			 * 2^-21 ns here) can tip the sum either way; only a big
+			 * enough margin sends these to the binary128 evaluation.
+			 */
+			__float128 product = ((__float128) f.slope - 1) * (__float128) t;
+			int k = (int) (next_random(&state) % 11) - 5;
+
+			f.offset_ns = (long double) ((__float128) k + (__float128) 0.5 - product);
+		}
+		ck_assert_int_eq(vm_sync_formula_apply(&f, t), reference_apply(&f, t));
+	}
+}
+END_TEST
+#endif
+
 int main(void)
 {
 	Suite *s = suite_create("sync-formula");
@@ -127,6 +186,9 @@ int main(void)
 	tcase_add_test(tc, saturates_instead_of_overflowing);
 	tcase_add_test(tc, compose_applies_second_then_first);
 	tcase_add_test(tc, invert_round_trips);
+#if defined(__SIZEOF_FLOAT128__)
+	tcase_add_test(tc, fast_path_matches_binary128);
+#endif
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
