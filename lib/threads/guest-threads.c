@@ -1,0 +1,445 @@
+#include <glib.h>
+#include <inttypes.h>
+
+#include "prev-state.h"
+#include "threads/guest-threads.h"
+#include "threads/thread-track.h"
+
+struct guest_thread {
+	int64_t tid;
+	char *comm;
+	/* No interval before the first sched_switch or wakeup naming it. */
+	bool appeared;
+	bool on_cpu;
+	int64_t cpu;
+	/* when not on a CPU: could run (true) or waits (false) */
+	bool runnable;
+	/* sched_process_exit or _free seen: the tid may be reused */
+	bool exited;
+	struct vm_threads_thread_track track;
+};
+
+/* Which thread a CPU runs: 0 is the idle thread. */
+struct cpu_slot {
+	int64_t cpu;
+	int64_t tid;
+};
+
+struct vm_threads_machine {
+	char *name;
+	struct vm_threads_vcpus *vcpus;
+	struct vm_threads_machine_callbacks cb;
+	GHashTable *threads;  /* tid -> struct guest_thread */
+	GHashTable *cpus;     /* cpu -> struct cpu_slot */
+};
+
+/* What the emit callback of a track needs to build a full record. */
+struct emit_context {
+	struct vm_threads_machine *m;
+	int64_t tid;
+};
+
+static void thread_destroy(gpointer data)
+{
+	struct guest_thread *t = data;
+
+	g_free(t->comm);
+	g_free(t->track.open_comm);
+	g_free(t->track.held_comm);
+	g_free(t);
+}
+
+struct vm_threads_machine *vm_threads_machine_create(const char *name,
+		struct vm_threads_vcpus *vcpus,
+		const struct vm_threads_machine_callbacks *cb)
+{
+	struct vm_threads_machine *m = g_new0(struct vm_threads_machine, 1);
+
+	m->name = g_strdup(name);
+	m->vcpus = vcpus;
+	m->cb = *cb;
+	m->threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, thread_destroy);
+	m->cpus = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	return m;
+}
+
+void vm_threads_machine_destroy(struct vm_threads_machine *m)
+{
+	if (!m)
+		return;
+	g_hash_table_destroy(m->threads);
+	g_hash_table_destroy(m->cpus);
+	g_free(m->name);
+	g_free(m);
+}
+
+const char *vm_threads_machine_name(const struct vm_threads_machine *m)
+{
+	return m->name;
+}
+
+static void warn(struct vm_threads_machine *m, const char *kind, const char *format, ...)
+	G_GNUC_PRINTF(3, 4);
+
+static void warn(struct vm_threads_machine *m, const char *kind, const char *format, ...)
+{
+	va_list args;
+	char *message;
+
+	va_start(args, format);
+	message = g_strdup_vprintf(format, args);
+	va_end(args);
+	m->cb.warning(kind, m->name, message, m->cb.data);
+	g_free(message);
+}
+
+static void emit_interval(const struct vm_threads_thread_key *key, int64_t begin,
+		int64_t end, const char *comm, void *data)
+{
+	const struct emit_context *ctx = data;
+	struct vm_thread_interval iv = {
+		.machine = ctx->m->name,
+		.tid = ctx->tid,
+		.comm = comm,
+		.state = vm_thread_state_name(key->state),
+		.begin_ns = begin,
+		.end_ns = end,
+		.vcpu = key->vcpu,
+		.reason = key->reason,
+		.isa = key->isa,
+	};
+
+	ctx->m->cb.interval(&iv, ctx->m->cb.data);
+}
+
+static struct vm_threads_thread_key thread_key(struct vm_threads_machine *m,
+		const struct guest_thread *t)
+{
+	struct vm_threads_thread_key key = { .vcpu = -1, .reason = -1 };
+	struct vm_threads_vcpu_status vcpu;
+
+	if (!t->on_cpu) {
+		key.state = t->runnable ? VM_THREAD_RUNNABLE : VM_THREAD_BLOCKED;
+		return key;
+	}
+	key.vcpu = t->cpu;
+	vcpu = vm_threads_vcpus_status(m->vcpus, m->name, t->cpu);
+	switch (vcpu.mode) {
+	case VM_THREADS_VCPU_UNKNOWN:
+	case VM_THREADS_VCPU_GUEST:
+		key.state = VM_THREAD_RUNNING;
+		break;
+	case VM_THREADS_VCPU_HYPERVISOR:
+		key.state = VM_THREAD_HYPERVISOR;
+		key.reason = vcpu.reason;
+		key.isa = vcpu.isa;
+		break;
+	case VM_THREADS_VCPU_PREEMPTED:
+		key.state = VM_THREAD_PREEMPTED;
+		break;
+	case VM_THREADS_VCPU_BLOCKED:
+		key.state = VM_THREAD_VCPU_BLOCKED;
+		break;
+	}
+	return key;
+}
+
+/* Brings the thread's open interval in line with what is known at `ts`. */
+static void refresh(struct vm_threads_machine *m, struct guest_thread *t, int64_t ts)
+{
+	struct emit_context ctx = { m, t->tid };
+	struct vm_threads_thread_key key;
+
+	if (!t->appeared)
+		return;
+	key = thread_key(m, t);
+	vm_threads_track_set(&t->track, ts, &key, t->comm, emit_interval, &ctx);
+}
+
+static struct guest_thread *thread_new(struct vm_threads_machine *m, int64_t tid)
+{
+	struct guest_thread *t = g_new0(struct guest_thread, 1);
+
+	t->tid = tid;
+	t->comm = g_strdup("");
+	/* A thread first seen through a wakeup has not blocked since. */
+	t->runnable = true;
+	g_hash_table_insert(m->threads, &t->tid, t);
+	return t;
+}
+
+static struct guest_thread *thread_get(struct vm_threads_machine *m, int64_t tid)
+{
+	struct guest_thread *t = g_hash_table_lookup(m->threads, &tid);
+
+	return t ? t : thread_new(m, tid);
+}
+
+/* The tid now names another thread: the old one's history ends at `ts`. */
+static struct guest_thread *thread_replace(struct vm_threads_machine *m, int64_t tid,
+		int64_t ts)
+{
+	struct guest_thread *old = g_hash_table_lookup(m->threads, &tid);
+
+	if (old) {
+		struct emit_context ctx = { m, tid };
+
+		if (old->on_cpu) {
+			struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &old->cpu);
+
+			if (slot && slot->tid == tid)
+				slot->tid = 0;
+		}
+		vm_threads_track_end(&old->track, ts, emit_interval, &ctx);
+		g_hash_table_remove(m->threads, &tid);
+	}
+	return thread_new(m, tid);
+}
+
+/* A thread that a sched_switch or wakeup names: a dead one's tid is reused. */
+static struct guest_thread *thread_live(struct vm_threads_machine *m, int64_t tid,
+		int64_t ts)
+{
+	struct guest_thread *t = thread_get(m, tid);
+
+	return t->exited ? thread_replace(m, tid, ts) : t;
+}
+
+static void thread_set_comm(struct guest_thread *t, const char *comm)
+{
+	if (!comm || !comm[0] || g_strcmp0(t->comm, comm) == 0)
+		return;
+	g_free(t->comm);
+	t->comm = g_strdup(comm);
+}
+
+static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t tid)
+{
+	struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &cpu);
+
+	if (!slot) {
+		slot = g_new0(struct cpu_slot, 1);
+		slot->cpu = cpu;
+		g_hash_table_insert(m->cpus, &slot->cpu, slot);
+	}
+	slot->tid = tid;
+}
+
+static void put_off_cpu(struct vm_threads_machine *m, struct guest_thread *t,
+		bool runnable, int64_t ts)
+{
+	t->on_cpu = false;
+	t->runnable = runnable;
+	refresh(m, t, ts);
+}
+
+/* The CPU ran another thread than the one switched out: events were lost. */
+static void check_switched_out(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &ev->cpu);
+	int64_t prev_tid = ev->u.sched_switch.prev_tid;
+	struct guest_thread *t;
+
+	if (!slot || slot->tid == prev_tid)
+		return;
+	warn(m, "switch-mismatch",
+		"sched_switch on CPU %" PRId64 " switches out thread %" PRId64
+		" but thread %" PRId64 " was running there: events were lost or are out "
+		"of order; the latter is now considered runnable", ev->cpu, prev_tid,
+		slot->tid);
+	t = g_hash_table_lookup(m->threads, &slot->tid);
+	if (t && t->on_cpu && t->cpu == ev->cpu)
+		put_off_cpu(m, t, true, ev->ts);
+}
+
+static void switch_out(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	struct guest_thread *t;
+
+	if (ev->u.sched_switch.prev_tid <= 0)
+		return;
+	t = thread_get(m, ev->u.sched_switch.prev_tid);
+	thread_set_comm(t, ev->u.sched_switch.prev_comm);
+	t->appeared = true;
+	put_off_cpu(m, t, vm_prev_state_is_runnable(ev->u.sched_switch.prev_state), ev->ts);
+}
+
+static void switch_in(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	int64_t tid = ev->u.sched_switch.next_tid;
+	struct guest_thread *t;
+
+	if (tid <= 0) {
+		cpu_set_current(m, ev->cpu, 0);
+		return;
+	}
+	t = thread_live(m, tid, ev->ts);
+	cpu_set_current(m, ev->cpu, tid);
+	thread_set_comm(t, ev->u.sched_switch.next_comm);
+	if (t->on_cpu && t->cpu != ev->cpu) {
+		warn(m, "double-run",
+			"thread %" PRId64 " switched in on CPU %" PRId64 " while it runs on "
+			"CPU %" PRId64 ": events were lost or are out of order", tid, ev->cpu,
+			t->cpu);
+		cpu_set_current(m, t->cpu, 0);
+	}
+	t->appeared = true;
+	t->on_cpu = true;
+	t->cpu = ev->cpu;
+	refresh(m, t, ev->ts);
+}
+
+static void on_sched_switch(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	if (ev->cpu == VM_FIELD_MISSING || ev->cpu < 0) {
+		warn(m, "no-cpu", "sched_switch without a cpu_id in its packet context: "
+			"such events are ignored");
+		return;
+	}
+	check_switched_out(m, ev);
+	switch_out(m, ev);
+	switch_in(m, ev);
+}
+
+static void on_wakeup(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	struct guest_thread *t;
+
+	if (ev->u.wakeup.tid <= 0)
+		return;
+	t = thread_live(m, ev->u.wakeup.tid, ev->ts);
+	if (!t->comm[0])
+		thread_set_comm(t, ev->u.wakeup.comm);
+	t->appeared = true;
+	if (!t->on_cpu)
+		t->runnable = true;
+	refresh(m, t, ev->ts);
+}
+
+static void on_fork(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	struct guest_thread *child;
+
+	if (ev->u.fork.parent_tid > 0)
+		thread_set_comm(thread_get(m, ev->u.fork.parent_tid), ev->u.fork.parent_comm);
+	if (ev->u.fork.child_tid <= 0)
+		return;
+	/* A new thread, whatever the tid named before. */
+	child = thread_replace(m, ev->u.fork.child_tid, ev->ts);
+	thread_set_comm(child, ev->u.fork.child_comm);
+}
+
+static void on_exit_or_free(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	struct guest_thread *t = g_hash_table_lookup(m->threads, &ev->u.exit.tid);
+
+	if (!t)
+		return;
+	thread_set_comm(t, ev->u.exit.comm);
+	t->exited = true;
+}
+
+static void on_statedump(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	if (ev->u.statedump.tid <= 0)
+		return;
+	thread_set_comm(thread_get(m, ev->u.statedump.tid), ev->u.statedump.name);
+}
+
+/* Whether a field the state machine needs is absent from the event. */
+static bool lacks_fields(const struct vm_event *ev)
+{
+	switch (ev->kind) {
+	case VM_EVENT_SCHED_SWITCH:
+		return ev->u.sched_switch.prev_tid == VM_FIELD_MISSING ||
+			ev->u.sched_switch.prev_state == VM_FIELD_MISSING ||
+			ev->u.sched_switch.next_tid == VM_FIELD_MISSING;
+	case VM_EVENT_SCHED_WAKEUP:
+		return ev->u.wakeup.tid == VM_FIELD_MISSING;
+	case VM_EVENT_PROCESS_FORK:
+		return ev->u.fork.child_tid == VM_FIELD_MISSING;
+	case VM_EVENT_PROCESS_EXIT:
+	case VM_EVENT_PROCESS_FREE:
+		return ev->u.exit.tid == VM_FIELD_MISSING;
+	case VM_EVENT_STATEDUMP_PROCESS:
+		return ev->u.statedump.tid == VM_FIELD_MISSING;
+	default:
+		return false;
+	}
+}
+
+void vm_threads_machine_feed(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	if (lacks_fields(ev)) {
+		warn(m, "missing-field", "scheduler or process event without its tid, "
+			"prev_state or child_tid field: such events are ignored");
+		return;
+	}
+	switch (ev->kind) {
+	case VM_EVENT_SCHED_SWITCH:
+		on_sched_switch(m, ev);
+		break;
+	case VM_EVENT_SCHED_WAKEUP:
+		on_wakeup(m, ev);
+		break;
+	case VM_EVENT_PROCESS_FORK:
+		on_fork(m, ev);
+		break;
+	case VM_EVENT_PROCESS_EXIT:
+	case VM_EVENT_PROCESS_FREE:
+		on_exit_or_free(m, ev);
+		break;
+	case VM_EVENT_STATEDUMP_PROCESS:
+		on_statedump(m, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
+		int64_t vcpu)
+{
+	struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &vcpu);
+	struct guest_thread *t;
+
+	if (!slot || slot->tid <= 0)
+		return;
+	t = g_hash_table_lookup(m->threads, &slot->tid);
+	if (t)
+		refresh(m, t, ts);
+}
+
+void vm_threads_machine_forget(struct vm_threads_machine *m)
+{
+	g_hash_table_remove_all(m->threads);
+	g_hash_table_remove_all(m->cpus);
+}
+
+static gint compare_tids(gconstpointer a, gconstpointer b)
+{
+	int64_t ta = **(int64_t *const *) a;
+	int64_t tb = **(int64_t *const *) b;
+
+	return ta < tb ? -1 : ta > tb;
+}
+
+void vm_threads_machine_finish(struct vm_threads_machine *m, int64_t end_ts)
+{
+	GPtrArray *tids = g_ptr_array_new();
+	GHashTableIter iter;
+	gpointer key;
+
+	/* By tid, so that the output does not depend on hash order. */
+	g_hash_table_iter_init(&iter, m->threads);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		g_ptr_array_add(tids, key);
+	g_ptr_array_sort(tids, compare_tids);
+	for (guint i = 0; i < tids->len; i++) {
+		struct guest_thread *t = g_hash_table_lookup(m->threads, tids->pdata[i]);
+		struct emit_context ctx = { m, t->tid };
+
+		vm_threads_track_end(&t->track, end_ts, emit_interval, &ctx);
+	}
+	g_ptr_array_unref(tids);
+}

@@ -1,0 +1,56 @@
+#ifndef VM_THREADS_GUEST_THREADS_H
+#define VM_THREADS_GUEST_THREADS_H
+
+/*
+ * The threads of one machine and their correlated states. The machine's
+ * scheduler events say which thread is on which of its CPUs (= vCPU id) and
+ * whether a thread that is not on a CPU waits or could run; the vCPU modes
+ * (struct vm_threads_vcpus) say what the host does with the vCPU under a
+ * thread that believes it runs.
+ *
+ * Each thread holds its open interval and the interval before it, nothing
+ * more: intervals leave through the callback as they end.
+ */
+
+#include <stdint.h>
+
+#include "event.h"
+#include "threads/vcpus.h"
+#include "writers/writer.h"
+
+typedef void (*vm_threads_interval_cb)(const struct vm_thread_interval *iv, void *data);
+
+/* An odd input: `kind` is a short stable word, `message` says what happened. */
+typedef void (*vm_threads_warning_cb)(const char *kind, const char *machine,
+		const char *message, void *data);
+
+struct vm_threads_machine_callbacks {
+	vm_threads_interval_cb interval;
+	vm_threads_warning_cb warning;
+	void *data;
+};
+
+struct vm_threads_machine;
+
+/* `vcpus` is not owned; it is looked up with this machine's name. */
+struct vm_threads_machine *vm_threads_machine_create(const char *name,
+		struct vm_threads_vcpus *vcpus,
+		const struct vm_threads_machine_callbacks *cb);
+void vm_threads_machine_destroy(struct vm_threads_machine *m);
+
+const char *vm_threads_machine_name(const struct vm_threads_machine *m);
+
+/* A scheduler or process event of this machine; others are ignored. */
+void vm_threads_machine_feed(struct vm_threads_machine *m, const struct vm_event *ev);
+
+/* The host changed the mode of this machine's vCPU `vcpu` at `ts`. */
+void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
+		int64_t vcpu);
+
+/* Drops every thread without reporting it (the machine is the host). */
+void vm_threads_machine_forget(struct vm_threads_machine *m);
+
+/* Ends every thread's last interval at `end_ts` (the end of the input). */
+void vm_threads_machine_finish(struct vm_threads_machine *m, int64_t end_ts);
+
+#endif /* VM_THREADS_GUEST_THREADS_H */

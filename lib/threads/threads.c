@@ -1,0 +1,346 @@
+#include <glib.h>
+#include <inttypes.h>
+
+#include "threads/exit-stats.h"
+#include "threads/guest-threads.h"
+#include "threads/role-gate.h"
+#include "threads/threads.h"
+#include "threads/vcpus.h"
+#include "threads/warn-once.h"
+
+struct machine_slot {
+	struct vm_threads *owner;
+	enum vm_threads_role role;
+	struct vm_threads_machine *threads;
+	struct vm_threads_role_gate *gate;
+};
+
+/* ISA of the last kvm_exit of a host CPU, for the names of exit reasons. */
+struct cpu_isa {
+	int64_t cpu;
+	int isa;
+};
+
+struct vm_threads {
+	struct vm_threads_callbacks cb;
+	GPtrArray *machines;        /* index -> struct machine_slot, NULL holes */
+	GHashTable *machine_by_name; /* name -> struct machine_slot (not owned) */
+	struct vm_threads_exit_stats *exits;
+	struct vm_threads_vcpus *vcpus;
+	GHashTable *exit_isa;       /* host CPU -> struct cpu_isa */
+	struct vm_threads_warn_once *warned;
+	/* VM names of vm:vcpu_state events that named no machine when seen */
+	GHashTable *unmatched_vms;
+	/* some kvm or vm:vcpu_state event was seen */
+	bool host_seen;
+	bool any_event;
+	int64_t last_ts;
+};
+
+static void slot_destroy(gpointer data)
+{
+	struct machine_slot *slot = data;
+
+	if (!slot)
+		return;
+	vm_threads_machine_destroy(slot->threads);
+	vm_threads_role_gate_destroy(slot->gate);
+	g_free(slot);
+}
+
+static void forward_vcpu_interval(const struct vm_vcpu_interval *iv, void *data)
+{
+	struct vm_threads *threads = data;
+
+	threads->cb.vcpu_interval(iv, threads->cb.data);
+}
+
+struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
+{
+	struct vm_threads *threads = g_new0(struct vm_threads, 1);
+
+	threads->cb = *cb;
+	threads->machines = g_ptr_array_new_with_free_func(slot_destroy);
+	threads->machine_by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	threads->exits = vm_threads_exit_stats_create();
+	threads->vcpus = vm_threads_vcpus_create(forward_vcpu_interval, threads,
+		threads->exits);
+	threads->exit_isa = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	threads->warned = vm_threads_warn_once_create();
+	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	return threads;
+}
+
+void vm_threads_destroy(struct vm_threads *threads)
+{
+	if (!threads)
+		return;
+	g_hash_table_destroy(threads->machine_by_name);
+	g_ptr_array_unref(threads->machines);
+	vm_threads_vcpus_destroy(threads->vcpus);
+	vm_threads_exit_stats_destroy(threads->exits);
+	g_hash_table_destroy(threads->exit_isa);
+	vm_threads_warn_once_destroy(threads->warned);
+	g_hash_table_destroy(threads->unmatched_vms);
+	g_free(threads);
+}
+
+static void warn_once(struct vm_threads *threads, const char *kind, const char *machine,
+		const char *message)
+{
+	if (vm_threads_warn_once_first(threads->warned, kind, machine))
+		threads->cb.warning(kind, machine, message, threads->cb.data);
+}
+
+static void machine_warning(const char *kind, const char *machine, const char *message,
+		void *data)
+{
+	struct machine_slot *slot = data;
+
+	warn_once(slot->owner, kind, machine, message);
+}
+
+static void machine_interval(const struct vm_thread_interval *iv, void *data)
+{
+	struct machine_slot *slot = data;
+
+	switch (slot->role) {
+	case VM_THREADS_ROLE_GUEST:
+		slot->owner->cb.thread_interval(iv, slot->owner->cb.data);
+		break;
+	case VM_THREADS_ROLE_UNKNOWN:
+		vm_threads_role_gate_hold(slot->gate, iv);
+		break;
+	case VM_THREADS_ROLE_HOST:
+		/* Host threads are not guest threads. */
+		break;
+	}
+}
+
+static void become_guest(struct machine_slot *slot)
+{
+	struct vm_threads *owner = slot->owner;
+
+	if (slot->role != VM_THREADS_ROLE_UNKNOWN)
+		return;
+	slot->role = VM_THREADS_ROLE_GUEST;
+	vm_threads_role_gate_release(slot->gate, false, owner->cb.thread_interval,
+		owner->cb.data);
+}
+
+static void become_host(struct machine_slot *slot)
+{
+	struct vm_threads *owner = slot->owner;
+	const char *name = vm_threads_machine_name(slot->threads);
+
+	if (slot->role == VM_THREADS_ROLE_HOST)
+		return;
+	if (slot->role == VM_THREADS_ROLE_GUEST)
+		warn_once(owner, "guest-turns-host", name,
+			"this machine has kvm events but was taken for a guest until now: its "
+			"threads are no longer reported from here on");
+	slot->role = VM_THREADS_ROLE_HOST;
+	/* Its threads are never reported: do not keep them. */
+	vm_threads_role_gate_drop(slot->gate);
+	vm_threads_machine_forget(slot->threads);
+	/* SPEC: once the host is known, all other machines are guests. */
+	for (guint i = 0; i < owner->machines->len; i++) {
+		struct machine_slot *other = g_ptr_array_index(owner->machines, i);
+
+		if (other && other != slot)
+			become_guest(other);
+	}
+}
+
+static bool some_host_known(const struct vm_threads *threads)
+{
+	for (guint i = 0; i < threads->machines->len; i++) {
+		const struct machine_slot *slot = g_ptr_array_index(threads->machines, i);
+
+		if (slot && slot->role == VM_THREADS_ROLE_HOST)
+			return true;
+	}
+	return false;
+}
+
+void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
+		const char *name, enum vm_threads_role role)
+{
+	struct vm_threads_machine_callbacks mcb = {
+		.interval = machine_interval,
+		.warning = machine_warning,
+	};
+	struct machine_slot *slot;
+
+	if (index < threads->machines->len && g_ptr_array_index(threads->machines, index))
+		return;
+	if (index >= threads->machines->len)
+		g_ptr_array_set_size(threads->machines, (gint) index + 1);
+	slot = g_new0(struct machine_slot, 1);
+	slot->owner = threads;
+	mcb.data = slot;
+	slot->threads = vm_threads_machine_create(name, threads->vcpus, &mcb);
+	slot->gate = vm_threads_role_gate_create();
+	g_ptr_array_index(threads->machines, index) = slot;
+	g_hash_table_insert(threads->machine_by_name,
+		(gpointer) vm_threads_machine_name(slot->threads), slot);
+	if (role == VM_THREADS_ROLE_HOST) {
+		threads->host_seen = true;
+		become_host(slot);
+	} else if (role == VM_THREADS_ROLE_GUEST || some_host_known(threads)) {
+		become_guest(slot);
+	}
+}
+
+static struct machine_slot *machine_slot(struct vm_threads *threads, unsigned int index)
+{
+	if (index >= threads->machines->len || !g_ptr_array_index(threads->machines, index)) {
+		/* The caller did not name it: still analyse it under a made-up name. */
+		char *name = g_strdup_printf("machine-%u", index);
+
+		vm_threads_add_machine(threads, index, name, VM_THREADS_ROLE_UNKNOWN);
+		g_free(name);
+	}
+	return g_ptr_array_index(threads->machines, index);
+}
+
+static void remember_exit_isa(struct vm_threads *threads, const struct vm_event *ev)
+{
+	struct cpu_isa *entry;
+
+	if (ev->cpu == VM_FIELD_MISSING)
+		return;
+	entry = g_hash_table_lookup(threads->exit_isa, &ev->cpu);
+	if (!entry) {
+		entry = g_new0(struct cpu_isa, 1);
+		entry->cpu = ev->cpu;
+		g_hash_table_insert(threads->exit_isa, &entry->cpu, entry);
+	}
+	/* SPEC: VMX when the isa field is absent. */
+	entry->isa = ev->u.kvm_exit.isa == VM_FIELD_MISSING ? 1 : (int) ev->u.kvm_exit.isa;
+}
+
+static int exit_isa_on(struct vm_threads *threads, int64_t pcpu)
+{
+	struct cpu_isa *entry = g_hash_table_lookup(threads->exit_isa, &pcpu);
+
+	return entry ? entry->isa : 1;
+}
+
+static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
+{
+	const char *vm = ev->u.vcpu_state.vm;
+	struct vm_threads_vcpu_status status = {
+		.reason = ev->u.vcpu_state.exit_reason,
+		.host_tid = ev->u.vcpu_state.host_tid,
+		.pcpu = ev->u.vcpu_state.pcpu,
+	};
+	struct machine_slot *guest;
+
+	if (!vm || !vm[0] || ev->u.vcpu_state.vcpu < 0 ||
+			ev->u.vcpu_state.vcpu == VM_FIELD_MISSING) {
+		warn_once(threads, "bad-vcpu-state", vm, "vm:vcpu_state event without a VM "
+			"name or vCPU number: such events are ignored");
+		return;
+	}
+	if (!vm_threads_vcpu_mode_from_string(ev->u.vcpu_state.mode, &status.mode)) {
+		warn_once(threads, "bad-vcpu-mode", vm, "vm:vcpu_state event with a mode "
+			"other than unknown, guest, hypervisor, preempted or blocked: such "
+			"events are ignored");
+		return;
+	}
+	if (status.reason == VM_FIELD_MISSING)
+		status.reason = -1;
+	if (status.host_tid == VM_FIELD_MISSING)
+		status.host_tid = -1;
+	if (status.pcpu == VM_FIELD_MISSING)
+		status.pcpu = -1;
+	vm_threads_vcpus_change(threads->vcpus, ev->ts, vm, ev->u.vcpu_state.vcpu, &status,
+		exit_isa_on(threads, status.pcpu));
+	guest = g_hash_table_lookup(threads->machine_by_name, vm);
+	if (!guest) {
+		/* Its trace may just not have had an event yet. */
+		if (!g_hash_table_contains(threads->unmatched_vms, vm))
+			g_hash_table_add(threads->unmatched_vms, g_strdup(vm));
+		return;
+	}
+	become_guest(guest);
+	vm_threads_machine_vcpu_changed(guest->threads, ev->ts, ev->u.vcpu_state.vcpu);
+}
+
+void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
+{
+	struct machine_slot *slot;
+
+	if (!threads->any_event || ev->ts > threads->last_ts)
+		threads->last_ts = ev->ts;
+	threads->any_event = true;
+	switch (ev->kind) {
+	case VM_EVENT_VCPU_STATE:
+		/* Names its VM itself: the machine of its stream does not matter. */
+		threads->host_seen = true;
+		on_vcpu_state(threads, ev);
+		return;
+	case VM_EVENT_KVM_EXIT:
+		remember_exit_isa(threads, ev);
+		/* fall through */
+	case VM_EVENT_KVM_ENTRY:
+		threads->host_seen = true;
+		become_host(machine_slot(threads, ev->machine));
+		return;
+	default:
+		slot = machine_slot(threads, ev->machine);
+		if (slot->role != VM_THREADS_ROLE_HOST)
+			vm_threads_machine_feed(slot->threads, ev);
+		return;
+	}
+}
+
+/* A VM that vm:vcpu_state names but no trace is: its threads are missing. */
+static void warn_unmatched_vms(struct vm_threads *threads)
+{
+	GHashTableIter iter;
+	gpointer vm;
+
+	g_hash_table_iter_init(&iter, threads->unmatched_vms);
+	while (g_hash_table_iter_next(&iter, &vm, NULL)) {
+		if (!g_hash_table_contains(threads->machine_by_name, vm))
+			warn_once(threads, "unknown-vm", vm, "filter.vm.state reports vCPUs of "
+				"this VM, but no input trace is a machine of that name: give "
+				"its trace too to see its threads");
+	}
+}
+
+static void report_exit_stat(const struct vm_exit_stat *stat, void *data)
+{
+	struct vm_threads *threads = data;
+
+	threads->cb.exit_stat(stat, threads->cb.data);
+}
+
+void vm_threads_finish(struct vm_threads *threads)
+{
+	int64_t end = threads->last_ts;
+
+	for (guint i = 0; i < threads->machines->len; i++) {
+		struct machine_slot *slot = g_ptr_array_index(threads->machines, i);
+
+		if (slot && slot->role != VM_THREADS_ROLE_HOST)
+			vm_threads_machine_finish(slot->threads, end);
+	}
+	vm_threads_vcpus_finish(threads->vcpus, end);
+	for (guint i = 0; i < threads->machines->len; i++) {
+		struct machine_slot *slot = g_ptr_array_index(threads->machines, i);
+
+		if (slot)
+			vm_threads_role_gate_release(slot->gate, !threads->host_seen,
+				threads->cb.thread_interval, threads->cb.data);
+	}
+	warn_unmatched_vms(threads);
+	if (threads->any_event && !threads->host_seen)
+		warn_once(threads, "no-host", NULL, "no host found (no kvm_entry / kvm_exit "
+			"and no vm:vcpu_state event): thread states are each machine's own "
+			"view (running, runnable, blocked); put filter.vm.state before this "
+			"sink and give it the host's trace to see what the host did");
+	vm_threads_exit_stats_foreach(threads->exits, report_exit_stat, threads);
+}

@@ -1,0 +1,57 @@
+#ifndef VM_THREADS_THREADS_H
+#define VM_THREADS_THREADS_H
+
+/*
+ * The analysis behind sink.vm.threads: fed with the plain events of every
+ * machine in time order, it reports the correlated state intervals of guest
+ * threads, the intervals of vCPU modes and, at the end, the exit statistics.
+ *
+ * Machines are told apart by the index in struct vm_event; the caller names
+ * them first. A machine is the host when it has kvm_entry / kvm_exit events
+ * (or the caller says so); once there is a host, all others are guests.
+ * Without any host (no kvm event, no vm:vcpu_state), every machine's threads
+ * are reported in their own view, and a "no-host" warning says so.
+ */
+
+#include "event.h"
+#include "writers/writer.h"
+
+enum vm_threads_role {
+	VM_THREADS_ROLE_UNKNOWN,
+	VM_THREADS_ROLE_HOST,
+	VM_THREADS_ROLE_GUEST,
+};
+
+struct vm_threads_callbacks {
+	void (*thread_interval)(const struct vm_thread_interval *iv, void *data);
+	void (*vcpu_interval)(const struct vm_vcpu_interval *iv, void *data);
+	void (*exit_stat)(const struct vm_exit_stat *stat, void *data);
+	/* Odd input, reported once per `kind` and machine (NULL: no machine). */
+	void (*warning)(const char *kind, const char *machine, const char *message,
+		void *data);
+	void *data;
+};
+
+struct vm_threads;
+
+struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb);
+void vm_threads_destroy(struct vm_threads *threads);
+
+/*
+ * Names machine `index` before its first event. `role` is what the trace
+ * says (filter.vm.correlate's `vm_role`), else VM_THREADS_ROLE_UNKNOWN.
+ */
+void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
+		const char *name, enum vm_threads_role role);
+
+/*
+ * Every event of the input, in time order, VM_EVENT_OTHER ones included:
+ * the last timestamp of the input ends every open interval. The `machine`
+ * of a VM_EVENT_VCPU_STATE event is not used (its `vm` field names the VM).
+ */
+void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev);
+
+/* End of the input: ends what is open and reports what is left. */
+void vm_threads_finish(struct vm_threads *threads);
+
+#endif /* VM_THREADS_THREADS_H */

@@ -1,0 +1,226 @@
+#include <glib.h>
+#include <stdbool.h>
+
+#include "threads/vcpus.h"
+
+struct vcpu {
+	char *vm;
+	int64_t id;
+
+	/* current mode, since `since` */
+	struct vm_threads_vcpu_status current;
+	int64_t since;
+
+	/*
+	 * The last ended interval, kept back one step so that an interval of
+	 * the same status that follows a zero-length one merges with it.
+	 */
+	bool held_valid;
+	struct vm_threads_vcpu_status held;
+	int64_t held_begin;
+	int64_t held_end;
+
+	/* the exit in progress: from its kvm_exit to the next guest mode */
+	bool exit_open;
+	int64_t exit_reason;
+	int64_t exit_begin;
+	int exit_isa;
+};
+
+struct vm_threads_vcpus {
+	vm_threads_vcpu_interval_cb cb;
+	void *data;
+	struct vm_threads_exit_stats *exits;
+	/* VM name -> (vCPU id -> struct vcpu) */
+	GHashTable *by_vm;
+};
+
+static void vcpu_destroy(gpointer data)
+{
+	struct vcpu *v = data;
+
+	g_free(v->vm);
+	g_free(v);
+}
+
+struct vm_threads_vcpus *vm_threads_vcpus_create(vm_threads_vcpu_interval_cb cb,
+		void *data, struct vm_threads_exit_stats *exits)
+{
+	struct vm_threads_vcpus *vcpus = g_new0(struct vm_threads_vcpus, 1);
+
+	vcpus->cb = cb;
+	vcpus->data = data;
+	vcpus->exits = exits;
+	vcpus->by_vm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+		(GDestroyNotify) g_hash_table_destroy);
+	return vcpus;
+}
+
+void vm_threads_vcpus_destroy(struct vm_threads_vcpus *vcpus)
+{
+	if (!vcpus)
+		return;
+	g_hash_table_destroy(vcpus->by_vm);
+	g_free(vcpus);
+}
+
+static const struct vm_threads_vcpu_status unknown_status = {
+	.mode = VM_THREADS_VCPU_UNKNOWN, .reason = -1, .host_tid = -1, .pcpu = -1,
+	.isa = 0,
+};
+
+static struct vcpu *vcpu_lookup(struct vm_threads_vcpus *vcpus, const char *vm, int64_t id)
+{
+	GHashTable *of_vm = g_hash_table_lookup(vcpus->by_vm, vm);
+
+	return of_vm ? g_hash_table_lookup(of_vm, &id) : NULL;
+}
+
+static struct vcpu *vcpu_get(struct vm_threads_vcpus *vcpus, const char *vm, int64_t id,
+		int64_t ts)
+{
+	GHashTable *of_vm = g_hash_table_lookup(vcpus->by_vm, vm);
+	struct vcpu *v;
+
+	if (!of_vm) {
+		of_vm = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, vcpu_destroy);
+		g_hash_table_insert(vcpus->by_vm, g_strdup(vm), of_vm);
+	}
+	v = g_hash_table_lookup(of_vm, &id);
+	if (v)
+		return v;
+	v = g_new0(struct vcpu, 1);
+	v->vm = g_strdup(vm);
+	v->id = id;
+	v->current = unknown_status;
+	v->since = ts;
+	g_hash_table_insert(of_vm, &v->id, v);
+	return v;
+}
+
+struct vm_threads_vcpu_status vm_threads_vcpus_status(struct vm_threads_vcpus *vcpus,
+		const char *vm, int64_t vcpu)
+{
+	struct vcpu *v = vcpu_lookup(vcpus, vm, vcpu);
+
+	return v ? v->current : unknown_status;
+}
+
+static bool status_equal(const struct vm_threads_vcpu_status *a,
+		const struct vm_threads_vcpu_status *b)
+{
+	return a->mode == b->mode && a->reason == b->reason &&
+		a->host_tid == b->host_tid && a->pcpu == b->pcpu && a->isa == b->isa;
+}
+
+static void emit(struct vm_threads_vcpus *vcpus, const struct vcpu *v,
+		const struct vm_threads_vcpu_status *status, int64_t begin, int64_t end)
+{
+	struct vm_vcpu_interval iv = {
+		.machine = v->vm,
+		.vcpu = v->id,
+		.mode = vm_threads_vcpu_mode_name(status->mode),
+		.begin_ns = begin,
+		.end_ns = end,
+		.host_tid = status->host_tid,
+		.pcpu = status->pcpu,
+		.reason = status->reason,
+		.isa = status->isa,
+	};
+
+	/* SPEC: no rows for unknown periods. */
+	if (status->mode != VM_THREADS_VCPU_UNKNOWN)
+		vcpus->cb(&iv, vcpus->data);
+}
+
+static void emit_held(struct vm_threads_vcpus *vcpus, struct vcpu *v)
+{
+	if (v->held_valid)
+		emit(vcpus, v, &v->held, v->held_begin, v->held_end);
+	v->held_valid = false;
+}
+
+static void close_current(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t ts)
+{
+	if (ts <= v->since)
+		return;
+	emit_held(vcpus, v);
+	v->held_valid = true;
+	v->held = v->current;
+	v->held_begin = v->since;
+	v->held_end = ts;
+}
+
+static void open_current(struct vcpu *v, const struct vm_threads_vcpu_status *status,
+		int64_t ts)
+{
+	if (v->held_valid && v->held_end == ts && status_equal(&v->held, status)) {
+		/* Reopen the held interval: nothing real happened in between. */
+		v->current = v->held;
+		v->since = v->held_begin;
+		v->held_valid = false;
+		return;
+	}
+	v->current = *status;
+	v->since = ts;
+}
+
+static void track_exit(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t ts,
+		const struct vm_threads_vcpu_status *status, int isa)
+{
+	if (status->mode == VM_THREADS_VCPU_HYPERVISOR && status->reason >= 0 &&
+			(!v->exit_open || v->exit_reason != status->reason)) {
+		/* A new kvm_exit; one still open without its kvm_entry is lost. */
+		v->exit_open = true;
+		v->exit_reason = status->reason;
+		v->exit_begin = ts;
+		v->exit_isa = isa;
+	} else if (status->mode == VM_THREADS_VCPU_GUEST && v->exit_open) {
+		vm_threads_exit_stats_add(vcpus->exits, v->vm, v->id, v->exit_reason,
+			v->exit_isa, ts - v->exit_begin);
+		v->exit_open = false;
+	}
+}
+
+void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus, int64_t ts,
+		const char *vm, int64_t vcpu, const struct vm_threads_vcpu_status *status,
+		int isa)
+{
+	struct vcpu *v = vcpu_get(vcpus, vm, vcpu, ts);
+	struct vm_threads_vcpu_status next = *status;
+
+	track_exit(vcpus, v, ts, status, isa);
+	next.isa = 0;
+	if (next.mode != VM_THREADS_VCPU_HYPERVISOR)
+		next.reason = -1;
+	else if (next.reason < 0 && v->exit_open)
+		next.reason = v->exit_reason;
+	if (next.reason >= 0 && v->exit_open && next.reason == v->exit_reason)
+		next.isa = v->exit_isa;
+	if (status_equal(&v->current, &next))
+		return;
+	close_current(vcpus, v, ts);
+	open_current(v, &next, ts);
+}
+
+void vm_threads_vcpus_finish(struct vm_threads_vcpus *vcpus, int64_t end_ts)
+{
+	GHashTableIter vm_iter;
+	gpointer of_vm;
+
+	g_hash_table_iter_init(&vm_iter, vcpus->by_vm);
+	while (g_hash_table_iter_next(&vm_iter, NULL, &of_vm)) {
+		GHashTableIter iter;
+		gpointer value;
+
+		g_hash_table_iter_init(&iter, of_vm);
+		while (g_hash_table_iter_next(&iter, NULL, &value)) {
+			struct vcpu *v = value;
+
+			close_current(vcpus, v, end_ts);
+			emit_held(vcpus, v);
+			v->current = unknown_status;
+			v->since = end_ts;
+		}
+	}
+}

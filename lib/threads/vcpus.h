@@ -1,0 +1,50 @@
+#ifndef VM_THREADS_VCPUS_H
+#define VM_THREADS_VCPUS_H
+
+/*
+ * The host's view of every guest vCPU, learnt from filter.vm.state's
+ * vm:vcpu_state events: the current mode of each (VM, vCPU), the intervals
+ * of those modes (what=vcpus) and the exits that end (what=exits).
+ */
+
+#include <stdint.h>
+
+#include "threads/exit-stats.h"
+#include "threads/vcpu-mode.h"
+#include "writers/writer.h"
+
+struct vm_threads_vcpu_status {
+	enum vm_threads_vcpu_mode mode;
+	int64_t reason;     /* exit reason while in hypervisor mode, else -1 */
+	int64_t host_tid;   /* -1 unknown */
+	int64_t pcpu;       /* -1 when not on a host CPU */
+	int isa;            /* of `reason`: 1 VMX, 2 SVM, 0 no reason */
+};
+
+typedef void (*vm_threads_vcpu_interval_cb)(const struct vm_vcpu_interval *iv, void *data);
+
+struct vm_threads_vcpus;
+
+/* Ended exits go to `exits` (not owned). */
+struct vm_threads_vcpus *vm_threads_vcpus_create(vm_threads_vcpu_interval_cb cb,
+		void *data, struct vm_threads_exit_stats *exits);
+void vm_threads_vcpus_destroy(struct vm_threads_vcpus *vcpus);
+
+/* What is known of a vCPU now: mode unknown if it was never reported. */
+struct vm_threads_vcpu_status vm_threads_vcpus_status(struct vm_threads_vcpus *vcpus,
+		const char *vm, int64_t vcpu);
+
+/*
+ * A vm:vcpu_state event at `ts`. `isa` is that of the kvm_exit that caused a
+ * hypervisor mode with a reason (1 when unknown). A hypervisor mode without
+ * reason keeps the reason of the exit still open, if any (the vCPU thread
+ * switched back in after a preemption).
+ */
+void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus, int64_t ts,
+		const char *vm, int64_t vcpu, const struct vm_threads_vcpu_status *status,
+		int isa);
+
+/* Ends every vCPU's last interval at `end_ts`; open exits are not counted. */
+void vm_threads_vcpus_finish(struct vm_threads_vcpus *vcpus, int64_t end_ts);
+
+#endif /* VM_THREADS_VCPUS_H */

@@ -1,0 +1,154 @@
+/*
+ * What filter.vm.correlate tells about each machine: the `vm_*` environment
+ * entries of the output traces and one INFO line per machine, whose formula
+ * is written the way the `transforms` parameter takes it so that a user can
+ * skip the sync pass next time.
+ */
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+
+#include "correlate/iterator.h"
+#include "correlate/log.h"
+
+/* Every digit a long double holds. */
+static char *real_text(long double value)
+{
+	return g_strdup_printf("%.*Lg", LDBL_DECIMAL_DIG, value);
+}
+
+static int64_t rounded_offset(long double offset_ns)
+{
+	long double rounded = roundl(offset_ns);
+
+	if (rounded >= (long double) INT64_MAX) {
+		return INT64_MAX;
+	}
+
+	return rounded <= (long double) INT64_MIN ? INT64_MIN : (int64_t) rounded;
+}
+
+static bool set_string(bt_trace *trace, const char *name, const char *value)
+{
+	return bt_trace_set_environment_entry_string(trace, name, value) ==
+		BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
+}
+
+bool correlate_trace_created(void *data,
+		const bt_trace *upstream_trace, bt_trace *output_trace)
+{
+	struct correlate_iter *iter = data;
+	struct machine *machine = machine_table_machine_of_trace(iter->machines,
+		upstream_trace);
+	struct machine_info *info;
+	char *slope;
+	char *offset;
+	char *accuracy;
+	bool ok;
+
+	if (!machine) {
+		/* A trace with no stream yet: nothing to tell about it. */
+		return true;
+	}
+
+	info = correlate_machine_info(iter, machine);
+	slope = real_text(info->formula.slope);
+	offset = real_text(info->formula.offset_ns);
+	accuracy = real_text(info->accuracy);
+	ok = set_string(output_trace, "vm_machine",
+			machine->name ? machine->name : machine->hostname) &&
+		set_string(output_trace, "vm_role", info->role) &&
+		set_string(output_trace, "vm_sync_quality",
+			vm_sync_quality_name(info->quality)) &&
+		set_string(output_trace, "vm_sync_slope", slope) &&
+		set_string(output_trace, "vm_sync_offset_ns", offset) &&
+		set_string(output_trace, "vm_sync_accuracy", accuracy) &&
+		bt_trace_set_environment_entry_integer(output_trace, "vm_sync_matches",
+			(int64_t) info->matches) == BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
+	g_free(accuracy);
+	g_free(offset);
+	g_free(slope);
+	if (!ok) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(iter->self,
+			"Cannot add the vm_* environment entries of machine `%s`.",
+			machine->name);
+	}
+
+	return ok;
+}
+
+/*
+ * `NAME={slope=S,offset-ns=O}`, as the `transforms` parameter takes it.
+ *
+ * The parameter's slope is a double and its offset an integer: a slope
+ * rounded to a double is off by up to 1e-16, which is 160 ns at Unix-epoch
+ * nanoseconds. So the offset is fitted to the rounded slope at the middle of
+ * the machine's time span, where the given formula then agrees with the
+ * computed one to the nanosecond.
+ */
+static char *transform_text(const struct machine *machine, const struct machine_info *info)
+{
+	double slope = (double) info->formula.slope;
+	long double offset = info->formula.offset_ns;
+
+	if (info->has_span) {
+		int64_t middle = info->first_ns / 2 + info->last_ns / 2;
+		long double mapped = info->formula.slope * middle + info->formula.offset_ns;
+
+		offset = mapped - (long double) slope * middle;
+	}
+
+	return g_strdup_printf("%s={slope=%.17g,offset-ns=%" PRId64 "}",
+		machine->name, slope, rounded_offset(offset));
+}
+
+static void log_machine(struct correlate_iter *iter, struct machine *machine,
+		GString *all_transforms)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	char *transform = transform_text(machine, info);
+	char *slope = real_text(info->formula.slope);
+	char *offset = real_text(info->formula.offset_ns);
+	char *accuracy = real_text(info->accuracy);
+
+	CORRELATE_LOGI(iter->log_level, iter->name,
+		"Machine `%s`: role %s%s, sync %s, quality %s, %" PRIu64 " matches, "
+		"accuracy %s, t_ref = %s * t + %s ns; as a parameter: transforms={%s}",
+		machine->name, info->role, info->is_reference ? " (reference)" : "",
+		info->method, vm_sync_quality_name(info->quality), info->matches,
+		accuracy, slope, offset, transform);
+	if (!info->is_reference) {
+		g_string_append_printf(all_transforms, "%s%s",
+			all_transforms->len ? "," : "", transform);
+	}
+
+	g_free(accuracy);
+	g_free(offset);
+	g_free(slope);
+	g_free(transform);
+}
+
+void correlate_log_summary(struct correlate_iter *iter)
+{
+	GString *all_transforms = g_string_new(NULL);
+	const char *reference = NULL;
+	unsigned int i;
+
+	for (i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+
+		log_machine(iter, machine, all_transforms);
+		if (correlate_machine_info(iter, machine)->is_reference) {
+			reference = machine->name;
+		}
+	}
+
+	if (reference && all_transforms->len > 0) {
+		CORRELATE_LOGI(iter->log_level, iter->name,
+			"To skip the synchronization pass next time, pass: "
+			"reference=\"%s\",transforms={%s}", reference, all_transforms->str);
+	}
+
+	g_string_free(all_transforms, TRUE);
+}

@@ -1,0 +1,196 @@
+#ifndef VM_CORRELATE_ITERATOR_H
+#define VM_CORRELATE_ITERATOR_H
+
+/*
+ * The message iterator of filter.vm.correlate.
+ *
+ * Sync pass (pass 1): read every upstream to its end, note the machines and
+ * the synchronization events, solve every machine's clock against the
+ * reference; then seek every upstream to its beginning.
+ *
+ * Merge pass: every upstream message goes into a reorder buffer keyed by
+ * its converted time. A message leaves the buffer once no upstream can still
+ * deliver an earlier one: each upstream's future messages are at least at
+ * the converted value of its current input time (input times never go back
+ * within an upstream, and formulas have positive slopes), taken over the
+ * machines that upstream carries. With one upstream per source port this is
+ * the muxer's merge; with one already-muxed input it is a reorder window as
+ * wide as the time correction.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+#include <babeltrace2/babeltrace.h>
+
+#include "common/machine.h"
+#include "correlate/component.h"
+#include "correlate/mirror.h"
+#include "correlate/reorder.h"
+#include "correlate/sync-events.h"
+#include "correlate/upstream.h"
+#include "sync/sync.h"
+
+/* Warning kinds, once per machine (machine_warn_once()). */
+enum correlate_warning {
+	WARN_NO_SYNC,
+	WARN_OVERLAP,
+	WARN_MISSING_FIELDS,
+	WARN_NO_CLOCK,
+	WARN_TIME_OVERFLOW,
+	WARN_LATE_MACHINE,
+	WARN_OUT_OF_ORDER,
+	WARN_MANY_HOSTS,
+};
+
+/* What filter.vm.correlate knows about one machine. */
+struct machine_info {
+	struct vm_sync_formula formula;   /* machine clock -> reference */
+	enum vm_sync_quality quality;
+	long double accuracy;
+	uint64_t matches;
+	const char *method;               /* how the formula was obtained */
+	const char *role;                 /* "host", "guest" or "unknown" */
+	bool is_reference;
+	uint64_t kvm_entries;             /* seen in the sync pass */
+	bool has_span;                    /* first_ns and last_ns are set */
+	int64_t first_ns;                 /* own clock, seen in the sync pass */
+	int64_t last_ns;
+	bool declares_kvm;                /* its stream classes have KVM entries */
+};
+
+struct stream_state {
+	struct machine *machine;
+	bool has_clock;
+	char *sort_key;      /* graph-independent tie-break */
+	uint64_t seq;        /* messages of the stream so far */
+	int64_t last_time;   /* converted time of its last timed message */
+	bool has_last_time;
+};
+
+/* Where an upstream stands for the merge. */
+struct upstream_bound {
+	bool ended;
+	bool primed;           /* it delivered a timed message */
+	int64_t input_ns;      /* time of its last timed message, own clock */
+	int64_t lower_bound;   /* no future message converts below this */
+	uint64_t machines;     /* machines it carries (bit per machine index) */
+	const bt_stream *cached_stream;         /* its last stream, and */
+	struct stream_state *cached_state;      /* that stream's state */
+	bool many_machines;    /* one of them has an index >= 64 */
+};
+
+/* The next timed message of an upstream, during the sync pass. */
+struct sync_head {
+	const bt_message *msg;    /* NULL: none pulled yet */
+	struct msg_time time;
+};
+
+/* A message read before the machines were final. */
+struct pending_message {
+	guint upstream;
+	const bt_message *msg;
+};
+
+/* One synchronization event noted by the sync pass. */
+struct sync_record {
+	int64_t ts;                 /* the machine's own clock */
+	struct machine *machine;
+	struct sync_message message;
+};
+
+enum correlate_phase {
+	PHASE_SYNC_PASS,
+	PHASE_MERGE,
+};
+
+struct correlate_iter {
+	struct correlate_comp *comp;
+	bt_self_message_iterator *self;
+	bt_logging_level log_level;
+	const char *name;
+
+	GArray *upstreams;        /* struct upstream */
+	GArray *bounds;           /* struct upstream_bound, same indices */
+	bool can_seek;
+
+	struct machine_table *machines;
+	GPtrArray *infos;         /* struct machine_info *, by machine index */
+	GHashTable *streams;      /* const bt_stream * -> struct stream_state * */
+	const bt_stream *last_stream;          /* one-entry cache of `streams` */
+	struct stream_state *last_stream_state;
+	GHashTable *stream_classes_seen;   /* for declares_kvm */
+
+	enum correlate_phase phase;
+	bool machines_final;      /* names, roles and formulas are set */
+	bool sync_pass_done;
+
+	/* Sync pass. */
+	struct sync_event_reader *reader;
+	GArray *heads;            /* struct sync_head, one per upstream */
+	bool sync_ready;          /* machines named, sync objects created */
+	struct vm_sync *by_vmsync;
+	struct vm_sync *by_tcp;
+	unsigned int *sync_index; /* machine index -> sync library index */
+	unsigned int sync_count;  /* machines the sync objects know */
+	struct machine *sync_host;   /* the host the pass started with */
+	GArray *records;          /* struct sync_record of one timestamp */
+
+	/* Merge pass. */
+	GArray *pending;          /* struct pending_message, before machines are final */
+	struct reorder *reorder;
+	bool bound_valid;         /* `bound` and `limiting` are up to date */
+	int64_t bound;            /* entries below it can be emitted */
+	int limiting;             /* the upstream that holds `bound` down, -1: none */
+	struct mirror *mirror;
+	uint64_t inactivity_seq;
+	bool has_last_emitted;
+	int64_t last_emitted;
+};
+
+/* The machine info of `machine`, created (identity) on first call. */
+struct machine_info *correlate_machine_info(struct correlate_iter *iter,
+		struct machine *machine);
+
+/* The state of a stream, registering its machine on first sight. */
+struct stream_state *correlate_stream_state(struct correlate_iter *iter,
+		const bt_stream *stream);
+
+/* The same, through the cache of the upstream the message came from. */
+struct stream_state *correlate_upstream_stream_state(struct correlate_iter *iter,
+		struct upstream_bound *bound, const bt_stream *stream);
+
+/* setup.c: names, parameter checks, roles, reference, formulas. */
+bool correlate_finalize_machines(struct correlate_iter *iter);
+
+/* The host: `host`, else the machine with the most KVM entries. */
+struct machine *correlate_detect_host(struct correlate_iter *iter);
+
+/* Whether the given `transforms` cover every machine but the reference. */
+bool correlate_transforms_cover_all(struct correlate_iter *iter);
+
+/* sync-pass.c: pass 1 and the solve. */
+bt_message_iterator_class_next_method_status correlate_sync_pass(
+		struct correlate_iter *iter);
+
+/* Forgets a sync pass under way (a seek restarts it). */
+void correlate_sync_pass_reset(struct correlate_iter *iter);
+
+/* env.c: environment entries of an output trace, and the summary log. */
+bool correlate_trace_created(void *data,
+		const bt_trace *upstream_trace, bt_trace *output_trace);
+void correlate_log_summary(struct correlate_iter *iter);
+
+/* merge.c */
+bt_message_iterator_class_next_method_status correlate_merge_next(
+		struct correlate_iter *iter, bt_message_array_const msgs,
+		uint64_t capacity, uint64_t *count);
+void correlate_merge_reset(struct correlate_iter *iter);
+
+/* iterator.c: seek every upstream to its beginning. */
+bool correlate_seek_upstreams(struct correlate_iter *iter);
+
+/* Drops every stream state (a seek makes streams start over). */
+void correlate_forget_streams(struct correlate_iter *iter);
+
+#endif /* VM_CORRELATE_ITERATOR_H */

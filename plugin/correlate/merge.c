@@ -1,0 +1,512 @@
+/*
+ * The merge pass: upstream messages, re-timed to the reference time base,
+ * leave in non-decreasing converted time (see iterator.h for the bound).
+ */
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "correlate/convert-time.h"
+#include "correlate/iterator.h"
+#include "correlate/log.h"
+
+#define ITER_ERROR(iter, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((iter)->self, __VA_ARGS__)
+
+static struct upstream_bound *bound_at(struct correlate_iter *iter, guint index)
+{
+	return &g_array_index(iter->bounds, struct upstream_bound, index);
+}
+
+static void put_pending(struct correlate_iter *iter)
+{
+	guint i;
+
+	for (i = 0; i < iter->pending->len; i++) {
+		bt_message_put_ref(g_array_index(iter->pending, struct pending_message, i).msg);
+	}
+
+	g_array_set_size(iter->pending, 0);
+}
+
+void correlate_merge_reset(struct correlate_iter *iter)
+{
+	guint i;
+
+	put_pending(iter);
+	reorder_clear(iter->reorder);
+	for (i = 0; i < iter->bounds->len; i++) {
+		struct upstream_bound *bound = bound_at(iter, i);
+
+		bound->ended = false;
+		bound->primed = false;
+		if (!iter->sync_pass_done) {
+			/* Without a sync pass, what an upstream carries is learnt again. */
+			bound->machines = 0;
+			bound->many_machines = false;
+		}
+	}
+
+	iter->bound_valid = false;
+	iter->has_last_emitted = false;
+	iter->inactivity_seq = 0;
+}
+
+static bool carries(const struct upstream_bound *bound, const struct machine *machine)
+{
+	return bound->many_machines ||
+		(machine->index < 64 && (bound->machines & (UINT64_C(1) << machine->index)));
+}
+
+/*
+ * A lower bound of vm_sync_formula_apply(formula, t), cheaply: the exact
+ * map works in 128-bit floating point, in software, and the bound is
+ * recomputed on every message. In double precision, slope * t + offset is
+ * within (|slope * t| + |offset|) * 2^-51 of the exact value, so the bound
+ * keeps twice that (1.5 us at today's Unix-epoch nanoseconds) plus 2 ns
+ * below it.
+ */
+static int64_t formula_lower_bound(const struct vm_sync_formula *formula, int64_t t)
+{
+	double scaled = (double) formula->slope * (double) t;
+	double offset = (double) formula->offset_ns;
+	double approx = scaled + offset;
+
+	approx -= ((scaled < 0 ? -scaled : scaled) + (offset < 0 ? -offset : offset)) *
+		0x1p-50 + 2;
+	if (approx <= (double) INT64_MIN + 4096) {
+		return INT64_MIN;
+	}
+
+	/* Truncation, one more below for negative values: floor() is slow. */
+	return approx >= (double) INT64_MAX ? INT64_MAX : (int64_t) approx - 1;
+}
+
+/* The smallest converted time the upstream's future messages can have. */
+static void update_lower_bound(struct correlate_iter *iter, struct upstream_bound *bound)
+{
+	int64_t lowest = INT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+		int64_t converted;
+
+		if (!carries(bound, machine) || !machine->has_clock) {
+			continue;
+		}
+
+		converted = formula_lower_bound(
+			&correlate_machine_info(iter, machine)->formula, bound->input_ns);
+		if (converted < lowest) {
+			lowest = converted;
+		}
+	}
+
+	bound->lower_bound = lowest;
+	iter->bound_valid = false;
+}
+
+static void carry_machine(struct correlate_iter *iter, struct upstream_bound *bound,
+		const struct machine *machine)
+{
+	if (carries(bound, machine)) {
+		return;
+	}
+
+	if (machine->index < 64) {
+		bound->machines |= UINT64_C(1) << machine->index;
+	} else {
+		bound->many_machines = true;
+	}
+
+	if (bound->primed) {
+		update_lower_bound(iter, bound);
+	}
+}
+
+/* A machine met after the others were named: it joins with what it has. */
+static void welcome_late_machine(struct correlate_iter *iter, struct machine *machine)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	const struct vm_sync_formula *given;
+
+	machine_table_assign_names(iter->machines);
+	given = g_hash_table_lookup(iter->comp->params.transforms, machine->name);
+	info->formula = given ? *given : vm_sync_formula_identity();
+	info->method = given ? "transforms" : "none";
+	info->role = "unknown";
+	if (machine_warn_once(machine, WARN_LATE_MACHINE)) {
+		CORRELATE_LOGW(iter->log_level, iter->name,
+			"Machine `%s` first shows up in the middle of the traces, after "
+			"synchronization was set up: it keeps %s.", machine->name,
+			given ? "the formula of `transforms`" : "its own clock");
+	}
+}
+
+static struct machine *machine_of_message(struct correlate_iter *iter,
+		struct upstream_bound *bound, const bt_message *msg,
+		const struct msg_time *time, struct stream_state **state)
+{
+	*state = NULL;
+	if (time->stream) {
+		*state = correlate_upstream_stream_state(iter, bound, time->stream);
+		return (*state)->machine;
+	}
+
+	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
+		return machine_table_machine_of_clock_class(iter->machines,
+			bt_clock_snapshot_borrow_clock_class_const(
+				bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg)));
+	}
+
+	return NULL;
+}
+
+static void warn_overflow(struct correlate_iter *iter, struct machine *machine)
+{
+	if (machine_warn_once(machine, WARN_TIME_OVERFLOW)) {
+		CORRELATE_LOGW(iter->log_level, iter->name,
+			"A time of machine `%s` does not fit in signed 64-bit "
+			"nanoseconds from its clock's origin: such messages are placed "
+			"after the previous message of their stream.", machine->name);
+	}
+}
+
+/* The reorder entry of a message; updates what its upstream bound knows. */
+static void make_entry(struct correlate_iter *iter, guint upstream_index,
+		const bt_message *msg, const struct msg_time *time, struct reorder_entry *entry)
+{
+	struct upstream_bound *bound = bound_at(iter, upstream_index);
+	struct stream_state *state;
+	struct machine *machine = machine_of_message(iter, bound, msg, time, &state);
+	bool clocked = machine && machine->has_clock && (!state || state->has_clock);
+
+	entry->msg = msg;
+	entry->has_time = false;
+	entry->stream_key = state ? state->sort_key : "";
+	entry->seq = state ? state->seq++ : iter->inactivity_seq++;
+	if (machine && !machine->name) {
+		welcome_late_machine(iter, machine);
+	}
+
+	if (machine) {
+		carry_machine(iter, bound, machine);
+	}
+
+	if (clocked && time->has_time) {
+		entry->has_time = true;
+		entry->time = correlate_convert_time(
+			&correlate_machine_info(iter, machine)->formula, time->ns);
+		bound->input_ns = time->ns;
+		bound->primed = true;
+		update_lower_bound(iter, bound);
+		if (state) {
+			state->last_time = entry->time;
+			state->has_last_time = true;
+		}
+
+		return;
+	}
+
+	if (clocked && time->overflows) {
+		warn_overflow(iter, machine);
+	}
+
+	if (!clocked && !bound->primed && state) {
+		/* A clockless stream's upstream never holds the others back. */
+		bound->primed = true;
+		bound->lower_bound = INT64_MAX;
+		iter->bound_valid = false;
+	}
+
+	/* No time: right after the previous message of its stream. */
+	entry->time = state && state->has_last_time ? state->last_time :
+		bound->primed && bound->lower_bound != INT64_MAX ? bound->lower_bound :
+		INT64_MIN;
+}
+
+static void push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg)
+{
+	struct msg_time time;
+	struct reorder_entry entry;
+
+	msg_time_get(msg, &time);
+	make_entry(iter, upstream_index, msg, &time, &entry);
+	reorder_push(iter->reorder, &entry);
+}
+
+static void compute_bound(struct correlate_iter *iter)
+{
+	guint i;
+
+	iter->bound = INT64_MAX;
+	iter->limiting = -1;
+	for (i = 0; i < iter->bounds->len; i++) {
+		const struct upstream_bound *bound = bound_at(iter, i);
+		int64_t lower = bound->primed ? bound->lower_bound : INT64_MIN;
+
+		if (bound->ended) {
+			continue;
+		}
+
+		if (iter->limiting < 0 || lower < iter->bound) {
+			iter->bound = lower;
+			iter->limiting = (int) i;
+		}
+	}
+
+	iter->bound_valid = true;
+}
+
+static void warn_repaired(struct correlate_iter *iter, const bt_message *msg)
+{
+	struct msg_time time;
+	struct machine *machine;
+
+	msg_time_get(msg, &time);
+	if (!time.stream) {
+		return;
+	}
+
+	machine = correlate_stream_state(iter, time.stream)->machine;
+	if (machine_warn_once(machine, WARN_OVERLAP)) {
+		CORRELATE_LOGW(iter->log_level, iter->name,
+			"Machine `%s` has packets that end after the next packet of "
+			"their stream begins (a bug of old LTTng versions): their end "
+			"times (and those of discarded-item messages) are clamped so "
+			"that times never go back.",
+			machine->name ? machine->name : machine->hostname);
+	}
+}
+
+static enum upstream_status pull(struct correlate_iter *iter, guint index,
+		const bt_message **msg)
+{
+	struct upstream *upstream = &g_array_index(iter->upstreams, struct upstream, index);
+	struct msg_time time;
+	bool repaired;
+	enum upstream_status status = upstream_next(upstream, iter->self, msg, &time,
+		&repaired);
+
+	if (status == UPSTREAM_OK && repaired) {
+		warn_repaired(iter, *msg);
+	}
+
+	return status;
+}
+
+static bt_message_iterator_class_next_method_status status_of(struct correlate_iter *iter,
+		enum upstream_status status, guint index)
+{
+	switch (status) {
+	case UPSTREAM_AGAIN:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	case UPSTREAM_MEMORY_ERROR:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		ITER_ERROR(iter, "Cannot read upstream message iterator #%u.", index);
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+}
+
+/* Reads each upstream up to its first timed message (or its end). */
+static bt_message_iterator_class_next_method_status prime(struct correlate_iter *iter)
+{
+	guint i;
+
+	for (i = 0; i < iter->upstreams->len; i++) {
+		struct upstream_bound *bound = bound_at(iter, i);
+
+		while (!bound->primed && !bound->ended) {
+			const bt_message *msg;
+			struct msg_time time;
+			struct stream_state *state;
+			struct pending_message pending = { .upstream = i };
+			enum upstream_status status = pull(iter, i, &msg);
+
+			if (status == UPSTREAM_END) {
+				bound->ended = true;
+				break;
+			}
+
+			if (status != UPSTREAM_OK) {
+				return status_of(iter, status, i);
+			}
+
+			pending.msg = msg;
+			g_array_append_val(iter->pending, pending);
+			msg_time_get(msg, &time);
+			machine_of_message(iter, bound, msg, &time, &state);
+			bound->primed = time.has_time || (state && !state->has_clock);
+		}
+	}
+
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+/* Machines are known: the sync pass, if `transforms` leave a gap. */
+static bt_message_iterator_class_next_method_status start_sync_pass(
+		struct correlate_iter *iter)
+{
+	if (!iter->can_seek) {
+		ITER_ERROR(iter, "Parameter `transforms` gives no formula for some "
+			"machines, so filter.vm.correlate must read its inputs twice, "
+			"but an upstream cannot seek to its beginning: give a formula "
+			"for every machine but the reference, or pass `sync=\"none\"`.");
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+
+	iter->machines_final = false;
+	iter->phase = PHASE_SYNC_PASS;
+	if (!correlate_seek_upstreams(iter)) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+
+	correlate_merge_reset(iter);
+	return correlate_sync_pass(iter);
+}
+
+/* One pass: machines are final once every upstream showed a time. */
+static bt_message_iterator_class_next_method_status settle_machines(
+		struct correlate_iter *iter)
+{
+	bt_message_iterator_class_next_method_status status = prime(iter);
+	guint i;
+
+	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+		return status;
+	}
+
+	if (!correlate_finalize_machines(iter)) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+
+	if (iter->comp->params.sync != CORRELATE_SYNC_NONE &&
+			!correlate_transforms_cover_all(iter)) {
+		return start_sync_pass(iter);
+	}
+
+	correlate_log_summary(iter);
+	for (i = 0; i < iter->bounds->len; i++) {
+		/* Learnt again, with the final formulas, as the messages go in. */
+		bound_at(iter, i)->primed = false;
+	}
+
+	correlate_forget_streams(iter);
+	for (i = 0; i < iter->pending->len; i++) {
+		struct pending_message *pending =
+			&g_array_index(iter->pending, struct pending_message, i);
+
+		push(iter, pending->upstream, pending->msg);
+	}
+
+	g_array_set_size(iter->pending, 0);
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+static void check_order(struct correlate_iter *iter, const struct reorder_entry *entry)
+{
+	struct msg_time time;
+
+	if (!entry->has_time) {
+		return;
+	}
+
+	if (iter->has_last_emitted && entry->time < iter->last_emitted) {
+		msg_time_get(entry->msg, &time);
+		if (time.stream && machine_warn_once(
+				correlate_stream_state(iter, time.stream)->machine,
+				WARN_OUT_OF_ORDER)) {
+			CORRELATE_LOGW(iter->log_level, iter->name,
+				"A message of machine `%s` comes %" PRId64 " ns before "
+				"one already emitted (an input whose times go back).",
+				correlate_stream_state(iter, time.stream)->machine->name,
+				iter->last_emitted - entry->time);
+		}
+
+		return;
+	}
+
+	iter->last_emitted = entry->time;
+	iter->has_last_emitted = true;
+}
+
+static bt_message_iterator_class_next_method_status release(struct correlate_iter *iter,
+		bt_message_array_const msgs, uint64_t *count)
+{
+	const bt_message *msg;
+	bt_message *converted;
+
+	check_order(iter, reorder_peek(iter->reorder));
+	msg = reorder_pop(iter->reorder);
+	converted = mirror_convert(iter->mirror, msg);
+	bt_message_put_ref(msg);
+	if (!converted) {
+		ITER_ERROR(iter, "Cannot re-create an upstream message on the output trace.");
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+
+	msgs[(*count)++] = converted;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+static bool can_release(struct correlate_iter *iter)
+{
+	return !reorder_is_empty(iter->reorder) &&
+		(iter->limiting < 0 || reorder_peek(iter->reorder)->time < iter->bound);
+}
+
+bt_message_iterator_class_next_method_status correlate_merge_next(
+		struct correlate_iter *iter, bt_message_array_const msgs,
+		uint64_t capacity, uint64_t *count)
+{
+	bt_message_iterator_class_next_method_status status;
+
+	*count = 0;
+	if (!iter->machines_final) {
+		status = settle_machines(iter);
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return status;
+		}
+	}
+
+	while (*count < capacity) {
+		const bt_message *msg;
+		enum upstream_status upstream_status;
+		guint index;
+
+		if (!iter->bound_valid) {
+			compute_bound(iter);
+		}
+
+		if (can_release(iter)) {
+			status = release(iter, msgs, count);
+			if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+				return status;
+			}
+
+			continue;
+		}
+
+		if (iter->limiting < 0) {
+			break;
+		}
+
+		index = (guint) iter->limiting;
+		upstream_status = pull(iter, index, &msg);
+		if (upstream_status == UPSTREAM_OK) {
+			push(iter, index, msg);
+		} else if (upstream_status == UPSTREAM_END) {
+			bound_at(iter, index)->ended = true;
+			iter->bound_valid = false;
+		} else if (upstream_status == UPSTREAM_AGAIN && *count > 0) {
+			break;
+		} else {
+			return status_of(iter, upstream_status, index);
+		}
+	}
+
+	return *count > 0 ? BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK :
+		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+}

@@ -1,0 +1,30 @@
+#ifndef VM_CORRELATE_MSG_TIME_H
+#define VM_CORRELATE_MSG_TIME_H
+
+/*
+ * The stream and the default clock snapshot of any upstream message, in one
+ * call: what ordering and overlap repair need to know about a message.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <babeltrace2/babeltrace.h>
+
+struct msg_time {
+	const bt_stream *stream;   /* NULL for an iterator inactivity message */
+	bool has_time;             /* the message carries a known clock snapshot */
+	bool overflows;            /* it does, but its ns from origin overflow */
+	uint64_t value;            /* clock cycles (for a time range: its beginning) */
+	int64_t ns;                /* ns from the clock's origin */
+	uint64_t end_value;        /* end of a discarded time range, else value */
+};
+
+void msg_time_get(const bt_message *msg, struct msg_time *out);
+
+/*
+ * Whether the message closes something whose end time older LTTng got
+ * wrong (packet end, discarded events or packets with times).
+ */
+bool msg_time_is_range_end(const bt_message *msg, const struct msg_time *time);
+
+#endif /* VM_CORRELATE_MSG_TIME_H */

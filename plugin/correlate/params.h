@@ -1,0 +1,43 @@
+#ifndef VM_CORRELATE_PARAMS_H
+#define VM_CORRELATE_PARAMS_H
+
+/*
+ * The parameters of filter.vm.correlate, checked at component
+ * initialization: an unknown key or a wrong type stops the graph with an
+ * error cause naming the parameter and what it accepts.
+ */
+
+#include <stdbool.h>
+#include <glib.h>
+#include <babeltrace2/babeltrace.h>
+
+#include "sync/sync.h"
+
+enum correlate_sync_method {
+	CORRELATE_SYNC_AUTO,
+	CORRELATE_SYNC_VMSYNC,
+	CORRELATE_SYNC_TCP,
+	CORRELATE_SYNC_NONE,
+};
+
+struct correlate_params {
+	enum correlate_sync_method sync;
+
+	/* Machine names, NULL when not given. */
+	char *reference;
+	char *host;
+
+	/* Machine name (char *) -> struct vm_sync_formula *, both owned. */
+	GHashTable *transforms;
+};
+
+/* "auto", "vmsync", "tcp", "none". */
+const char *correlate_sync_method_name(enum correlate_sync_method method);
+
+/* Fills `params` from the component's parameters; false with an error cause. */
+bool correlate_params_parse(struct correlate_params *params,
+		const bt_value *values, bt_self_component *self_comp);
+
+void correlate_params_fini(struct correlate_params *params);
+
+#endif /* VM_CORRELATE_PARAMS_H */

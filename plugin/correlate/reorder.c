@@ -1,0 +1,141 @@
+/*
+ * Reorder buffer: a binary min-heap of entries in a GArray. See reorder.h.
+ */
+
+#include <string.h>
+
+#include "correlate/reorder.h"
+
+struct reorder {
+	GArray *heap;  /* struct reorder_entry */
+};
+
+struct reorder *reorder_create(void)
+{
+	struct reorder *reorder = g_new0(struct reorder, 1);
+
+	reorder->heap = g_array_sized_new(FALSE, FALSE, sizeof(struct reorder_entry), 256);
+	return reorder;
+}
+
+void reorder_clear(struct reorder *reorder)
+{
+	guint i;
+
+	for (i = 0; i < reorder->heap->len; i++) {
+		bt_message_put_ref(g_array_index(reorder->heap, struct reorder_entry, i).msg);
+	}
+
+	g_array_set_size(reorder->heap, 0);
+}
+
+void reorder_destroy(struct reorder *reorder)
+{
+	if (!reorder) {
+		return;
+	}
+
+	reorder_clear(reorder);
+	g_array_free(reorder->heap, TRUE);
+	g_free(reorder);
+}
+
+static bool entry_less(const struct reorder_entry *a, const struct reorder_entry *b)
+{
+	int diff;
+
+	if (a->time != b->time) {
+		return a->time < b->time;
+	}
+
+	if (a->stream_key != b->stream_key) {
+		diff = strcmp(a->stream_key, b->stream_key);
+		if (diff) {
+			return diff < 0;
+		}
+	}
+
+	return a->seq < b->seq;
+}
+
+#define AT(i) (&g_array_index(reorder->heap, struct reorder_entry, (i)))
+
+static void swap_entries(struct reorder *reorder, guint i, guint j)
+{
+	struct reorder_entry tmp = *AT(i);
+
+	*AT(i) = *AT(j);
+	*AT(j) = tmp;
+}
+
+void reorder_push(struct reorder *reorder, const struct reorder_entry *entry)
+{
+	guint i = reorder->heap->len;
+
+	g_array_append_val(reorder->heap, *entry);
+	while (i > 0) {
+		guint parent = (i - 1) / 2;
+
+		if (!entry_less(AT(i), AT(parent))) {
+			break;
+		}
+
+		swap_entries(reorder, i, parent);
+		i = parent;
+	}
+}
+
+bool reorder_is_empty(const struct reorder *reorder)
+{
+	return reorder->heap->len == 0;
+}
+
+unsigned int reorder_size(const struct reorder *reorder)
+{
+	return reorder->heap->len;
+}
+
+const struct reorder_entry *reorder_peek(const struct reorder *reorder)
+{
+	return &g_array_index(reorder->heap, struct reorder_entry, 0);
+}
+
+static void sift_down(struct reorder *reorder)
+{
+	guint len = reorder->heap->len;
+	guint i = 0;
+
+	for (;;) {
+		guint left = 2 * i + 1;
+		guint smallest = i;
+
+		if (left < len && entry_less(AT(left), AT(smallest))) {
+			smallest = left;
+		}
+
+		if (left + 1 < len && entry_less(AT(left + 1), AT(smallest))) {
+			smallest = left + 1;
+		}
+
+		if (smallest == i) {
+			return;
+		}
+
+		swap_entries(reorder, i, smallest);
+		i = smallest;
+	}
+}
+
+const bt_message *reorder_pop(struct reorder *reorder)
+{
+	const bt_message *msg = AT(0)->msg;
+	guint last = reorder->heap->len - 1;
+
+	*AT(0) = *AT(last);
+	g_array_set_size(reorder->heap, last);
+	if (last > 0) {
+		sift_down(reorder);
+	}
+
+	return msg;
+}

@@ -1,0 +1,45 @@
+#ifndef VM_CORRELATE_REORDER_H
+#define VM_CORRELATE_REORDER_H
+
+/*
+ * The reorder buffer of filter.vm.correlate: upstream messages waiting to
+ * be emitted, ordered by converted time. Ties are broken by the stream (its
+ * sort key, which does not depend on how the graph is built) and then by the
+ * message's position in its stream, so that both graph forms (one input per
+ * source port, or one muxed input) give the same order.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+#include <babeltrace2/babeltrace.h>
+
+struct reorder_entry {
+	int64_t time;           /* converted time, reference base */
+	bool has_time;          /* else `time` only places it among its stream */
+	const char *stream_key; /* tie-break: the stream's sort key */
+	uint64_t seq;           /* tie-break: position in the stream */
+	const bt_message *msg;  /* owned reference */
+};
+
+struct reorder;
+
+struct reorder *reorder_create(void);
+
+/* Puts the references of the messages still inside. */
+void reorder_destroy(struct reorder *reorder);
+void reorder_clear(struct reorder *reorder);
+
+/* Takes the entry's message reference. */
+void reorder_push(struct reorder *reorder, const struct reorder_entry *entry);
+
+bool reorder_is_empty(const struct reorder *reorder);
+unsigned int reorder_size(const struct reorder *reorder);
+
+/* The smallest entry; the buffer must not be empty. */
+const struct reorder_entry *reorder_peek(const struct reorder *reorder);
+
+/* Removes the smallest entry; its message reference goes to the caller. */
+const bt_message *reorder_pop(struct reorder *reorder);
+
+#endif /* VM_CORRELATE_REORDER_H */

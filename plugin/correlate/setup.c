@@ -1,0 +1,192 @@
+/*
+ * Once every machine is known: names, checks of the parameters that name
+ * machines, the host, the reference and the roles, and the formulas given
+ * by `transforms`.
+ */
+
+#include <string.h>
+
+#include "correlate/iterator.h"
+#include "correlate/log.h"
+
+#define ITER_ERROR(iter, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((iter)->self, __VA_ARGS__)
+
+static bool check_machine_name(struct correlate_iter *iter, const char *param,
+		const char *name)
+{
+	char *names;
+
+	if (!name || machine_table_find_by_name(iter->machines, name)) {
+		return true;
+	}
+
+	names = machine_table_names_text(iter->machines);
+	ITER_ERROR(iter, "Unknown machine `%s` in parameter `%s`: the machines of "
+		"the input traces are %s (a trace's `hostname` environment entry, "
+		"with `#2`, `#3`, ... when hostnames repeat).", name, param, names);
+	g_free(names);
+	return false;
+}
+
+static bool check_parameters(struct correlate_iter *iter)
+{
+	const struct correlate_params *params = &iter->comp->params;
+	GHashTableIter it;
+	gpointer name;
+
+	if (!check_machine_name(iter, "reference", params->reference) ||
+			!check_machine_name(iter, "host", params->host)) {
+		return false;
+	}
+
+	g_hash_table_iter_init(&it, params->transforms);
+	while (g_hash_table_iter_next(&it, &name, NULL)) {
+		if (!check_machine_name(iter, "transforms", name)) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
+/* How strongly a machine looks like the KVM host (0: not at all). */
+static uint64_t host_evidence(struct correlate_iter *iter, struct machine *machine)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+
+	if (iter->sync_pass_done) {
+		return info->kvm_entries;
+	}
+
+	/* One pass: the event classes are all there is to go by. */
+	return info->declares_kvm ? 1 : 0;
+}
+
+struct machine *correlate_detect_host(struct correlate_iter *iter)
+{
+	struct machine *best = NULL;
+	uint64_t best_evidence = 0;
+	unsigned int candidates = 0;
+	unsigned int i;
+
+	if (iter->comp->params.host) {
+		return machine_table_find_by_name(iter->machines, iter->comp->params.host);
+	}
+
+	for (i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+		uint64_t evidence = host_evidence(iter, machine);
+
+		if (evidence == 0) {
+			continue;
+		}
+
+		candidates++;
+		if (!best || evidence > best_evidence ||
+				(evidence == best_evidence && strcmp(machine->name, best->name) < 0)) {
+			best = machine;
+			best_evidence = evidence;
+		}
+	}
+
+	if (candidates > 1 && machine_warn_once(best, WARN_MANY_HOSTS)) {
+		CORRELATE_LOGW(iter->log_level, iter->name,
+			"%u machines have KVM entry events; taking `%s` (the most) as "
+			"the host: pass the `host` parameter to choose another.",
+			candidates, best->name);
+	}
+
+	return best;
+}
+
+static struct machine *smallest_name(struct correlate_iter *iter)
+{
+	struct machine *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+
+		if (!best || strcmp(machine->name, best->name) < 0) {
+			best = machine;
+		}
+	}
+
+	return best;
+}
+
+static void set_roles(struct correlate_iter *iter, struct machine *host,
+		struct machine *reference)
+{
+	unsigned int i;
+
+	for (i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+		struct machine_info *info = correlate_machine_info(iter, machine);
+
+		info->role = !host ? "unknown" : machine == host ? "host" : "guest";
+		info->is_reference = machine == reference;
+	}
+}
+
+/* Applies `transforms` and marks every other machine as unsynchronized. */
+static void apply_transforms(struct correlate_iter *iter)
+{
+	unsigned int i;
+
+	for (i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+		struct machine_info *info = correlate_machine_info(iter, machine);
+		const struct vm_sync_formula *given =
+			g_hash_table_lookup(iter->comp->params.transforms, machine->name);
+
+		info->quality = VM_SYNC_ABSENT;
+		info->matches = 0;
+		info->accuracy = 0;
+		if (given) {
+			info->formula = *given;
+			info->method = "transforms";
+		} else {
+			info->formula = vm_sync_formula_identity();
+			info->method = info->is_reference ? "reference" : "none";
+		}
+	}
+}
+
+bool correlate_transforms_cover_all(struct correlate_iter *iter)
+{
+	unsigned int i;
+
+	for (i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+
+		if (!correlate_machine_info(iter, machine)->is_reference &&
+				!g_hash_table_contains(iter->comp->params.transforms,
+					machine->name)) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
+bool correlate_finalize_machines(struct correlate_iter *iter)
+{
+	struct machine *host;
+	struct machine *reference;
+
+	machine_table_assign_names(iter->machines);
+	if (!check_parameters(iter)) {
+		return false;
+	}
+
+	host = correlate_detect_host(iter);
+	reference = iter->comp->params.reference ?
+		machine_table_find_by_name(iter->machines, iter->comp->params.reference) :
+		host ? host : smallest_name(iter);
+	set_roles(iter, host, reference);
+	apply_transforms(iter);
+	iter->machines_final = true;
+	return true;
+}

@@ -1,0 +1,312 @@
+#include <errno.h>
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/event-decode.h"
+#include "log.h"
+#include "machine-names.h"
+#include "params.h"
+#include "threads-sink.h"
+#include "threads/threads.h"
+#include "writers/writer.h"
+
+struct threads_sink {
+	bt_self_component *self_comp;
+	struct threads_params params;
+	bt_message_iterator *iterator;
+	struct event_decoder *decoder;
+	struct machine_names *machines;
+	struct vm_threads *threads;
+	struct vm_writer *writer;
+	FILE *out;
+	bool warned_no_clock;
+	/* machine indexes already warned about discarded events */
+	GHashTable *warned_discarded;
+};
+
+static void on_thread_interval(const struct vm_thread_interval *iv, void *data)
+{
+	struct threads_sink *sink = data;
+
+	vm_writer_thread_interval(sink->writer, iv);
+}
+
+static void on_vcpu_interval(const struct vm_vcpu_interval *iv, void *data)
+{
+	struct threads_sink *sink = data;
+
+	vm_writer_vcpu_interval(sink->writer, iv);
+}
+
+static void on_exit_stat(const struct vm_exit_stat *stat, void *data)
+{
+	struct threads_sink *sink = data;
+
+	vm_writer_exit_stat(sink->writer, stat);
+}
+
+static void on_warning(const char *kind, const char *machine, const char *message,
+		void *data)
+{
+	struct threads_sink *sink = data;
+
+	(void) kind;
+	if (machine)
+		threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "Machine `%s`: %s",
+			machine, message);
+	else
+		threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
+}
+
+static void sink_destroy(struct threads_sink *sink)
+{
+	if (!sink)
+		return;
+	bt_message_iterator_put_ref(sink->iterator);
+	vm_writer_destroy(sink->writer);
+	if (sink->out && sink->out != stdout)
+		fclose(sink->out);
+	else if (sink->out)
+		fflush(sink->out);
+	vm_threads_destroy(sink->threads);
+	machine_names_destroy(sink->machines);
+	event_decoder_destroy(sink->decoder);
+	threads_params_clear(&sink->params);
+	if (sink->warned_discarded)
+		g_hash_table_destroy(sink->warned_discarded);
+	g_free(sink);
+}
+
+static bool open_output(struct threads_sink *sink)
+{
+	if (!sink->params.path) {
+		sink->out = stdout;
+		return true;
+	}
+	sink->out = fopen(sink->params.path, "w");
+	if (!sink->out) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"Cannot open the output file given by parameter `path` (\"%s\"): %s. "
+			"Give a file name in a writable directory.", sink->params.path,
+			strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static bool create_analysis(struct threads_sink *sink)
+{
+	struct vm_threads_callbacks cb = {
+		.thread_interval = on_thread_interval,
+		.vcpu_interval = on_vcpu_interval,
+		.exit_stat = on_exit_stat,
+		.warning = on_warning,
+		.data = sink,
+	};
+
+	sink->writer = vm_writer_create(sink->params.format, sink->params.what, sink->out);
+	if (!sink->writer) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"Cannot create the writer of the format given by parameter `format`.");
+		return false;
+	}
+	sink->decoder = event_decoder_create();
+	sink->machines = machine_names_create();
+	sink->threads = vm_threads_create(&cb);
+	sink->warned_discarded = g_hash_table_new(g_direct_hash, g_direct_equal);
+	return sink->decoder && sink->machines && sink->threads;
+}
+
+bt_component_class_initialize_method_status threads_sink_initialize(
+		bt_self_component_sink *self_comp_sink,
+		bt_self_component_sink_configuration *config,
+		const bt_value *params, void *init_method_data)
+{
+	bt_self_component *self_comp = bt_self_component_sink_as_self_component(self_comp_sink);
+	struct threads_sink *sink = g_new0(struct threads_sink, 1);
+
+	(void) config;
+	(void) init_method_data;
+	sink->self_comp = self_comp;
+	if (!threads_params_parse(params, self_comp, &sink->params))
+		goto error;
+	if (bt_self_component_sink_add_input_port(self_comp_sink, "in", NULL, NULL) !=
+			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"Cannot add the input port.");
+		goto error;
+	}
+	if (!open_output(sink) || !create_analysis(sink))
+		goto error;
+	bt_self_component_set_data(self_comp, sink);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+
+error:
+	sink_destroy(sink);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void threads_sink_finalize(bt_self_component_sink *self_comp)
+{
+	sink_destroy(bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_comp)));
+}
+
+bt_component_class_sink_graph_is_configured_method_status
+threads_sink_graph_is_configured(bt_self_component_sink *self_comp_sink)
+{
+	bt_self_component *self_comp = bt_self_component_sink_as_self_component(self_comp_sink);
+	struct threads_sink *sink = bt_self_component_get_data(self_comp);
+	bt_self_component_port_input *port =
+		bt_self_component_sink_borrow_input_port_by_name(self_comp_sink, "in");
+
+	if (!bt_port_is_connected(bt_self_component_port_as_port(
+			bt_self_component_port_input_as_self_component_port(port)))) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"The input port `in` is not connected: connect the output of "
+			"filter.vm.state (or of any source or filter) to it.");
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+	switch (bt_message_iterator_create_from_sink_component(self_comp_sink, port,
+			&sink->iterator)) {
+	case BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK:
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+	case BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"Cannot create the upstream message iterator.");
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+}
+
+/* Timestamp of an event the decoder does not use; false when it has none. */
+static bool event_time(const bt_message *msg, int64_t *ts)
+{
+	if (!bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+		return false;
+	return bt_clock_snapshot_get_ns_from_origin(
+		bt_message_event_borrow_default_clock_snapshot_const(msg), ts) ==
+		BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK;
+}
+
+static struct machine_info machine_of_stream(struct threads_sink *sink,
+		const bt_stream *stream)
+{
+	bool is_new;
+	struct machine_info info = machine_names_of_stream(sink->machines, stream, &is_new);
+
+	if (is_new) {
+		threads_log(sink->self_comp, BT_LOGGING_LEVEL_DEBUG,
+			"New machine `%s` (index %u).", info.name, info.index);
+		vm_threads_add_machine(sink->threads, info.index, info.name, info.role);
+	}
+	return info;
+}
+
+static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
+{
+	return machine_of_stream(sink, bt_event_borrow_stream_const(
+		bt_message_event_borrow_event_const(msg))).index;
+}
+
+/*
+ * The tracer lost events: the states around the gap may be wrong (a missed
+ * sched_switch leaves a thread on a CPU). Say it, once per machine.
+ */
+static void handle_discarded(struct threads_sink *sink, const bt_message *msg)
+{
+	bool events = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_EVENTS;
+	const bt_stream *stream = events ?
+		bt_message_discarded_events_borrow_stream_const(msg) :
+		bt_message_discarded_packets_borrow_stream_const(msg);
+	struct machine_info info = machine_of_stream(sink, stream);
+
+	if (!g_hash_table_add(sink->warned_discarded, GUINT_TO_POINTER(info.index + 1)))
+		return;
+	threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
+		"Machine `%s`: the tracer discarded %s; the thread states around the "
+		"gap may be wrong (record with larger or more sub-buffers to avoid it).",
+		info.name, events ? "events" : "packets");
+}
+
+static void handle_event(struct threads_sink *sink, const bt_message *msg)
+{
+	struct vm_event ev = { .machine = 0 };
+
+	if (!event_decoder_decode(sink->decoder, msg, &ev)) {
+		ev.kind = VM_EVENT_OTHER;
+		if (!event_time(msg, &ev.ts))
+			ev.ts = VM_FIELD_MISSING;
+	}
+	if (ev.ts == VM_FIELD_MISSING) {
+		if (!sink->warned_no_clock)
+			threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
+				"Events without a default clock snapshot are ignored: the "
+				"analysis needs their time.");
+		sink->warned_no_clock = true;
+		return;
+	}
+	/*
+	 * filter.vm.state's own trace is no machine: naming it would only
+	 * take a `#2` suffix from a real one.
+	 */
+	if (ev.kind != VM_EVENT_VCPU_STATE)
+		ev.machine = machine_of(sink, msg);
+	vm_threads_feed(sink->threads, &ev);
+}
+
+static bool finish(struct threads_sink *sink)
+{
+	vm_threads_finish(sink->threads);
+	if (!vm_writer_finish(sink->writer) || fflush(sink->out) != 0) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"Cannot write the output%s%s%s: %s. Check the free space and the "
+			"permissions of the file given by parameter `path`.",
+			sink->params.path ? " file \"" : "",
+			sink->params.path ? sink->params.path : "",
+			sink->params.path ? "\"" : "", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+bt_component_class_sink_consume_method_status threads_sink_consume(
+		bt_self_component_sink *self_comp_sink)
+{
+	struct threads_sink *sink = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_comp_sink));
+	bt_message_array_const msgs;
+	uint64_t count;
+
+	switch (bt_message_iterator_next(sink->iterator, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterator);
+		return finish(sink) ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END :
+			BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		switch (bt_message_get_type(msgs[i])) {
+		case BT_MESSAGE_TYPE_EVENT:
+			handle_event(sink, msgs[i]);
+			break;
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+			handle_discarded(sink, msgs[i]);
+			break;
+		default:
+			break;
+		}
+		bt_message_put_ref(msgs[i]);
+	}
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+}

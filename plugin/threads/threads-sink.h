@@ -1,0 +1,44 @@
+#ifndef VM_PLUGIN_THREADS_SINK_H
+#define VM_PLUGIN_THREADS_SINK_H
+
+/*
+ * sink.vm.threads: writes the correlated states of guest threads, the modes
+ * of their vCPUs or the exit statistics (SPEC, sink.vm.threads). The
+ * analysis is lib/threads; this is the babeltrace2 side of it.
+ */
+
+#include <babeltrace2/babeltrace.h>
+
+#define VM_THREADS_SINK_DESCRIPTION \
+	"Write the real states of guest threads (running, hypervisor, preempted, " \
+	"vcpu-blocked, runnable, blocked), the modes of vCPUs or KVM exit statistics."
+
+#define VM_THREADS_SINK_HELP \
+	"Put filter.vm.state (and filter.vm.correlate) before this sink.\n" \
+	"\n" \
+	"Parameters:\n" \
+	"  format=\"text\"|\"csv\"|\"json\"|\"chrome\"  output format (default text: a\n" \
+	"      per-thread summary table; json: one object a line with the CSV keys;\n" \
+	"      chrome: trace-event JSON for Perfetto UI and chrome://tracing)\n" \
+	"  path=\"FILE\"   output file (default: standard output)\n" \
+	"  what=\"threads\"|\"vcpus\"|\"exits\"  guest thread intervals (default), vCPU\n" \
+	"      mode intervals or per exit reason statistics\n" \
+	"\n" \
+	"Without a host trace (no kvm events, no vm:vcpu_state), every machine's\n" \
+	"threads are reported in their own view (running, runnable, blocked).\n" \
+	"See the vm plugin's doc/sink.vm.threads.7.md."
+
+bt_component_class_initialize_method_status threads_sink_initialize(
+		bt_self_component_sink *self_comp,
+		bt_self_component_sink_configuration *config,
+		const bt_value *params, void *init_method_data);
+
+void threads_sink_finalize(bt_self_component_sink *self_comp);
+
+bt_component_class_sink_graph_is_configured_method_status
+threads_sink_graph_is_configured(bt_self_component_sink *self_comp);
+
+bt_component_class_sink_consume_method_status threads_sink_consume(
+		bt_self_component_sink *self_comp);
+
+#endif /* VM_PLUGIN_THREADS_SINK_H */

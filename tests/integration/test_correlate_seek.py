@@ -1,0 +1,185 @@
+"""filter.vm.correlate and seeking.
+
+- Sought to its beginning by its downstream: a python3-bt2 sink reads
+  everything, seeks the correlate iterator to its beginning, and reads
+  everything again: the second read must give the same messages at the
+  same times (the sync pass is not redone, the merge starts over), in both
+  graph forms.
+- An upstream that cannot seek: the sync pass is impossible, so message
+  iterator initialization fails and says to pass `transforms` or
+  `sync="none"`; with `sync="none"` the inputs are read once.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmtest  # noqa: E402
+
+if os.environ.get("VM_BT_PRELOAD") and "LD_PRELOAD" not in os.environ:
+    # A sanitized plugin in this very process: its runtime must come first.
+    os.execve(sys.executable, [sys.executable] + sys.argv,
+              dict(os.environ, LD_PRELOAD=os.environ["VM_BT_PRELOAD"]))
+
+try:
+    import bt2
+except ImportError:
+    vmtest.skip("python3-bt2 is not installed")
+
+
+def describe(msg):
+    """What identifies a message in the comparison."""
+    kind = type(msg).__name__
+    time = None
+    if hasattr(msg, "default_clock_snapshot"):
+        try:
+            time = msg.default_clock_snapshot.ns_from_origin
+        except Exception:  # stream messages without a known time
+            time = None
+    name = msg.event.name if hasattr(msg, "event") else ""
+    return (kind, time, name)
+
+
+class ReadTwice(bt2._UserSinkComponent):
+    def __init__(self, config, params, obj):
+        self._port = self._add_input_port("in")
+        self._iterator = None
+        self.reads = obj
+
+    def _user_graph_is_configured(self):
+        self._iterator = self._create_message_iterator(self._port)
+
+    def _user_consume(self):
+        first = [describe(m) for m in self._iterator]
+        if not self._iterator.can_seek_beginning:
+            raise RuntimeError("correlate says it cannot seek to its beginning")
+        self._iterator.seek_beginning()
+        second = [describe(m) for m in self._iterator]
+        self.reads.extend([first, second])
+        raise bt2.Stop
+
+
+def vm_plugin():
+    for plugin in bt2.find_plugins_in_path(vmtest.PLUGIN_DIR):
+        if plugin.name == "vm":
+            return plugin
+    vmtest.fail("plugin vm not found in " + vmtest.PLUGIN_DIR)
+
+
+def free_port(component):
+    for port in component.input_ports.values():
+        if not port.is_connected:
+            return port
+    vmtest.fail("no free input port")
+
+
+def read_twice(traces, muxed):
+    graph = bt2.Graph()
+    correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
+                                    "correlate")
+    fs = bt2.find_plugin("ctf").source_component_classes["fs"]
+    sources = [graph.add_component(fs, "src%d" % i, {"inputs": [trace]})
+               for i, trace in enumerate(traces)]
+    target = correlate
+    if muxed:
+        muxer = graph.add_component(bt2.find_plugin("utils").filter_component_classes["muxer"],
+                                    "muxer")
+        graph.connect_ports(muxer.output_ports["out"], free_port(correlate))
+        target = muxer
+    for source in sources:
+        for port in source.output_ports.values():
+            graph.connect_ports(port, free_port(target))
+    reads = []
+    sink = graph.add_component(ReadTwice, "sink", obj=reads)
+    graph.connect_ports(correlate.output_ports["out"], sink.input_ports["in"])
+    graph.run()
+    return reads
+
+
+class _OnceIterator(bt2._UserMessageIterator):
+    """Three events, and no seeking at all."""
+
+    def __init__(self, config, port):
+        event_class, stream = port.user_data
+        self._messages = [self._create_stream_beginning_message(stream)]
+        for t in (100, 200, 300):
+            self._messages.append(self._create_event_message(
+                event_class, stream, default_clock_snapshot=t))
+        self._messages.append(self._create_stream_end_message(stream))
+
+    def __next__(self):
+        if not self._messages:
+            raise StopIteration
+        return self._messages.pop(0)
+
+
+class OnceSource(bt2._UserSourceComponent, message_iterator_class=_OnceIterator):
+    def __init__(self, config, params, obj):
+        trace_class = self._create_trace_class()
+        clock_class = self._create_clock_class(frequency=1000000000,
+                                               origin_is_unix_epoch=True)
+        stream_class = trace_class.create_stream_class(default_clock_class=clock_class)
+        event_class = stream_class.create_event_class(name="tick")
+        trace = trace_class(environment={"hostname": "once"})
+        self._add_output_port("out", (event_class, trace.create_stream(stream_class)))
+
+
+class ReadOnce(bt2._UserSinkComponent):
+    def __init__(self, config, params, obj):
+        self._port = self._add_input_port("in")
+        self.reads = obj
+
+    def _user_graph_is_configured(self):
+        self._iterator = self._create_message_iterator(self._port)
+
+    def _user_consume(self):
+        self.reads.extend(describe(m) for m in self._iterator)
+        raise bt2.Stop
+
+
+def read_unseekable(params):
+    graph = bt2.Graph()
+    correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
+                                    "correlate", params)
+    source = graph.add_component(OnceSource, "once")
+    graph.connect_ports(source.output_ports["out"], free_port(correlate))
+    reads = []
+    sink = graph.add_component(ReadOnce, "sink", obj=reads)
+    graph.connect_ports(correlate.output_ports["out"], sink.input_ports["in"])
+    graph.run()
+    return reads
+
+
+def check_unseekable():
+    try:
+        read_unseekable({})
+        vmtest.fail("an upstream that cannot seek was accepted for the sync pass")
+    except bt2._Error as error:
+        text = " ".join(str(error).split())
+        if "cannot seek" not in text or "transforms" not in text or \
+                "sync=\"none\"" not in text:
+            vmtest.fail("the error does not say what to do:\n" + str(error))
+    reads = read_unseekable({"sync": "none"})
+    if [name for _, _, name in reads if name] != ["tick"] * 3:
+        vmtest.fail("sync=none over an upstream that cannot seek: %r" % reads)
+    print("upstream that cannot seek: refused for the sync pass with advice, "
+          "read once with sync=\"none\"")
+
+
+def main():
+    traces = list(vmtest.scenario("drifting-guest").values())
+    for muxed in (False, True):
+        form = "convert" if muxed else "direct"
+        first, second = read_twice(traces, muxed)
+        events = sum(1 for kind, _, _ in first if "Event" in kind)
+        if events != 120:
+            vmtest.fail("%s form: %d events in the first read, 120 expected" % (form, events))
+        if first != second:
+            vmtest.fail("%s form: the read after the seek differs (%d then %d messages)"
+                        % (form, len(first), len(second)))
+        print("%s form: %d messages, the same after seeking to the beginning"
+              % (form, len(first)))
+    check_unseekable()
+
+
+main()

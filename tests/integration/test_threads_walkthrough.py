@@ -1,0 +1,49 @@
+"""doc/walkthrough.md shows real output: each of its output blocks must be
+what the command above it prints today, on the one-qemu-kvm stub."""
+
+import os
+import re
+
+import vmtest
+import threads_common as tc
+
+# The pretty printer shows wall-clock times in the local time zone.
+os.environ["TZ"] = "UTC"
+
+
+def run(args, head=None, thread=None, merge_stderr=False):
+    proc = vmtest.babeltrace2(args)
+    # The warning comes out at the end of the input, before the summary.
+    text = (proc.stderr if merge_stderr else "") + proc.stdout
+    lines = text.splitlines(True)
+    if thread is not None:
+        lines = [l for i, l in enumerate(lines) if i == 0 or l.split(",")[1] == thread]
+    return "".join(lines[:head] if head else lines)
+
+
+def main():
+    tc.require_component("filter.vm.state")
+    traces = vmtest.scenario("one-qemu-kvm")
+    both = [traces["host"], traces["guest"], "-c", "filter.vm.state"]
+    sink = ["-c", "sink.vm.threads"]
+    expected = [
+        run(both + ["-c", "sink.text.pretty"], head=8),
+        run(both + sink),
+        run(both + sink + ["-p", 'format="csv"'], thread="131"),
+        run(both + sink + ["-p", 'format="csv",what="vcpus"'], head=8),
+        run(both + sink + ["-p", 'format="csv",what="exits"']),
+        run([traces["guest"]] + sink, merge_stderr=True),
+    ]
+    with open(os.path.join(vmtest.SOURCE_DIR, "doc", "walkthrough.md")) as f:
+        blocks = re.findall(r"```\n(.*?)```", f.read(), flags=re.S)
+    if len(blocks) != len(expected):
+        vmtest.fail("walkthrough.md has %d output blocks, expecting %d" % (
+            len(blocks), len(expected)))
+    for number, (block, output) in enumerate(zip(blocks, expected), 1):
+        if block != output:
+            vmtest.fail("walkthrough.md output block %d is stale; the command now "
+                        "prints:\n%s" % (number, output))
+    print("walkthrough.md matches the real output")
+
+
+main()
