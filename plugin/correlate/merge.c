@@ -226,13 +226,12 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 		INT64_MIN;
 }
 
-static void push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg)
+static void push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg,
+		const struct msg_time *time)
 {
-	struct msg_time time;
 	struct reorder_entry entry;
 
-	msg_time_get(msg, &time);
-	make_entry(iter, upstream_index, msg, &time, &entry);
+	make_entry(iter, upstream_index, msg, time, &entry);
 	reorder_push(iter->reorder, &entry);
 }
 
@@ -281,12 +280,11 @@ static void warn_repaired(struct correlate_iter *iter, const bt_message *msg)
 }
 
 static enum upstream_status pull(struct correlate_iter *iter, guint index,
-		const bt_message **msg)
+		const bt_message **msg, struct msg_time *time)
 {
 	struct upstream *upstream = &g_array_index(iter->upstreams, struct upstream, index);
-	struct msg_time time;
 	bool repaired;
-	enum upstream_status status = upstream_next(upstream, iter->self, msg, &time,
+	enum upstream_status status = upstream_next(upstream, iter->self, msg, time,
 		&repaired);
 
 	if (status == UPSTREAM_OK && repaired) {
@@ -323,7 +321,7 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 			struct msg_time time;
 			struct stream_state *state;
 			struct pending_message pending = { .upstream = i };
-			enum upstream_status status = pull(iter, i, &msg);
+			enum upstream_status status = pull(iter, i, &msg, &time);
 
 			if (status == UPSTREAM_END) {
 				bound->ended = true;
@@ -336,7 +334,6 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 
 			pending.msg = msg;
 			g_array_append_val(iter->pending, pending);
-			msg_time_get(msg, &time);
 			machine_of_message(iter, bound, msg, &time, &state);
 			bound->primed = time.has_time || (state && !state->has_clock);
 		}
@@ -398,7 +395,10 @@ static bt_message_iterator_class_next_method_status settle_machines(
 		struct pending_message *pending =
 			&g_array_index(iter->pending, struct pending_message, i);
 
-		push(iter, pending->upstream, pending->msg);
+		struct msg_time time;
+
+		msg_time_get(pending->msg, &time);
+		push(iter, pending->upstream, pending->msg, &time);
 	}
 
 	g_array_set_size(iter->pending, 0);
@@ -473,6 +473,7 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 
 	while (*count < capacity) {
 		const bt_message *msg;
+		struct msg_time time;
 		enum upstream_status upstream_status;
 		guint index;
 
@@ -494,9 +495,9 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		}
 
 		index = (guint) iter->limiting;
-		upstream_status = pull(iter, index, &msg);
+		upstream_status = pull(iter, index, &msg, &time);
 		if (upstream_status == UPSTREAM_OK) {
-			push(iter, index, msg);
+			push(iter, index, msg, &time);
 		} else if (upstream_status == UPSTREAM_END) {
 			bound_at(iter, index)->ended = true;
 			iter->bound_valid = false;
