@@ -54,7 +54,7 @@ static int64_t add_saturated(int64_t t, int64_t delta)
 }
 
 /* The wide (exact enough) evaluation, the reference for every fast path. */
-static int64_t apply_wide(const struct vm_sync_formula *formula, int64_t t)
+int64_t vm_sync_formula_apply_exact(const struct vm_sync_formula *formula, int64_t t)
 {
 	/*
 	 * t + ((slope - 1) * t + offset): t stays an exact integer and only the
@@ -74,7 +74,7 @@ static int64_t apply_wide(const struct vm_sync_formula *formula, int64_t t)
 
 /*
  * Whether long double has its 64-bit mantissa at run time: valgrind runs x87
- * code in double precision, and then only the wide evaluation is exact.
+ * code in double precision, and then only the exact evaluation is.
  */
 static bool long_double_is_extended(void)
 {
@@ -95,12 +95,12 @@ static long double abs_ld(long double v)
 }
 
 /*
- * The same result as apply_wide() in long double arithmetic, which is
+ * The same result as vm_sync_formula_apply_exact() in long double arithmetic, which is
  * hardware on x86 (the wide type is emulated in software and costs about
  * 100 ns a call, once per event in correlate). The long double correction
  * is off by at most a few units of 2^-63 of its terms; unless its fraction
  * is that close to one half, both evaluations round it the same way.
- * Returns false when it cannot decide: the caller then uses apply_wide().
+ * Returns false when it cannot decide: the caller then uses the exact evaluation.
  */
 static bool apply_long_double(const struct vm_sync_formula *formula, int64_t t,
 		int64_t *result)
@@ -133,7 +133,7 @@ int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t)
 		return t;
 	if (long_double_is_extended() && apply_long_double(formula, t, &result))
 		return result;
-	return apply_wide(formula, t);
+	return vm_sync_formula_apply_exact(formula, t);
 }
 
 struct vm_sync_formula vm_sync_formula_compose(const struct vm_sync_formula *f,

@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "correlate/convert-time.h"
 #include "correlate/iterator.h"
 #include "correlate/log.h"
 
@@ -196,7 +195,7 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 
 	if (clocked && time->has_time) {
 		entry->has_time = true;
-		entry->time = correlate_convert_time(
+		entry->time = vm_sync_formula_apply(
 			&correlate_machine_info(iter, machine)->formula, time->ns);
 		bound->input_ns = time->ns;
 		bound->primed = true;
