@@ -23,6 +23,7 @@
 #include <glib.h>
 #include <babeltrace2/babeltrace.h>
 
+#include "common/log.h"
 #include "common/machine.h"
 #include "correlate/component.h"
 #include "correlate/mirror.h"
@@ -30,6 +31,15 @@
 #include "correlate/sync-events.h"
 #include "correlate/upstream.h"
 #include "sync/sync.h"
+
+/* Log lines of filter.vm.correlate, in babeltrace2's shape (common/log.h). */
+#define CORRELATE_LOG_TAG "PLUGIN/FLT.VM.CORRELATE"
+#define CORRELATE_LOGW(lvl, name, ...) \
+	vm_log_bt((lvl), BT_LOGGING_LEVEL_WARNING, CORRELATE_LOG_TAG, (name), \
+		__VA_ARGS__)
+#define CORRELATE_LOGI(lvl, name, ...) \
+	vm_log_bt((lvl), BT_LOGGING_LEVEL_INFO, CORRELATE_LOG_TAG, (name), \
+		__VA_ARGS__)
 
 /* Warning kinds, once per machine (machine_warn_once()). */
 enum correlate_warning {

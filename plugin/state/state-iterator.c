@@ -11,10 +11,13 @@
 #include "state/state.h"
 #include "state/state-component.h"
 #include "state/vcpu-stream.h"
-#include "state/log.h"
 #include "common/event-decode.h"
+#include "common/log.h"
 #include "common/machine-names.h"
 #include "vcpu/tracker.h"
+
+#define STATE_LOG(self_comp, level, ...) \
+	vm_log_comp((self_comp), (level), "filter.vm.state", __VA_ARGS__)
 
 struct state_iterator {
 	bt_self_message_iterator *self_msg_iter;
@@ -85,7 +88,7 @@ static void on_warning(void *user, enum vm_vcpu_warning kind,
 	struct state_iterator *it = user;
 
 	(void) kind;
-	state_log(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
+	STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
 		"Machine `%s`: %s", machine_names_name(it->machines, machine),
 		message);
 }
@@ -209,7 +212,7 @@ static unsigned int machine_of_stream(struct state_iterator *it,
 
 	if (is_new) {
 		vm_vcpu_tracker_add_machine(it->tracker, machine);
-		state_log(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
+		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
 			"Machine `%s` found.", machine_names_name(it->machines,
 				machine));
 	}

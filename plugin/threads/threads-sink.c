@@ -4,12 +4,15 @@
 #include <string.h>
 
 #include "common/event-decode.h"
+#include "common/log.h"
 #include "common/machine-names.h"
-#include "log.h"
 #include "params.h"
 #include "threads-sink.h"
 #include "threads/threads.h"
 #include "writers/writer.h"
+
+#define THREADS_LOG(self_comp, level, ...) \
+	vm_log_comp((self_comp), (level), "sink.vm.threads", __VA_ARGS__)
 
 struct threads_sink {
 	bt_self_component *self_comp;
@@ -53,10 +56,10 @@ static void on_warning(const char *kind, const char *machine, const char *messag
 
 	(void) kind;
 	if (machine)
-		threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "Machine `%s`: %s",
+		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "Machine `%s`: %s",
 			machine, message);
 	else
-		threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
+		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
 }
 
 static void sink_destroy(struct threads_sink *sink)
@@ -212,7 +215,7 @@ static struct machine_name_info machine_of_stream(struct threads_sink *sink,
 		machine_names_of_stream(sink->machines, stream, &is_new);
 
 	if (is_new) {
-		threads_log(sink->self_comp, BT_LOGGING_LEVEL_DEBUG,
+		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_DEBUG,
 			"New machine `%s` (index %u).", info.name, info.index);
 		vm_threads_add_machine(sink->threads, info.index, info.name,
 			threads_role(info.role));
@@ -240,7 +243,7 @@ static void handle_discarded(struct threads_sink *sink, const bt_message *msg)
 
 	if (!g_hash_table_add(sink->warned_discarded, GUINT_TO_POINTER(info.index + 1)))
 		return;
-	threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
+	THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
 		"Machine `%s`: the tracer discarded %s; the thread states around the "
 		"gap may be wrong (record with larger or more sub-buffers to avoid it).",
 		info.name, events ? "events" : "packets");
@@ -257,7 +260,7 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 	}
 	if (ev.ts == VM_FIELD_MISSING) {
 		if (!sink->warned_no_clock)
-			threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
+			THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
 				"Events without a default clock snapshot are ignored: the "
 				"analysis needs their time.");
 		sink->warned_no_clock = true;
