@@ -32,6 +32,10 @@
 #include "correlate/upstream.h"
 #include "sync/sync.h"
 
+/* An error cause from the message iterator. */
+#define ITER_ERROR(iter, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((iter)->self, __VA_ARGS__)
+
 /* Log lines of filter.vm.correlate, in babeltrace2's shape (common/log.h). */
 #define CORRELATE_LOG_TAG "PLUGIN/FLT.VM.CORRELATE"
 #define CORRELATE_LOGW(lvl, name, ...) \
@@ -89,6 +93,17 @@ struct upstream_bound {
 	struct stream_state *cached_state;      /* that stream's state */
 	bool many_machines;    /* one of them has an index >= 64 */
 };
+
+/* Adds `machine` to the machines `bound` carries. */
+static inline void upstream_bound_note_machine(struct upstream_bound *bound,
+		const struct machine *machine)
+{
+	if (machine->index < 64) {
+		bound->machines |= UINT64_C(1) << machine->index;
+	} else {
+		bound->many_machines = true;
+	}
+}
 
 /* The next timed message of an upstream, during the sync pass. */
 struct sync_head {

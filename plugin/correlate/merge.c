@@ -8,9 +8,6 @@
 
 #include "correlate/iterator.h"
 
-#define ITER_ERROR(iter, ...) \
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((iter)->self, __VA_ARGS__)
-
 static struct upstream_bound *bound_at(struct correlate_iter *iter, guint index)
 {
 	return &g_array_index(iter->bounds, struct upstream_bound, index);
@@ -112,12 +109,7 @@ static void carry_machine(struct correlate_iter *iter, struct upstream_bound *bo
 		return;
 	}
 
-	if (machine->index < 64) {
-		bound->machines |= UINT64_C(1) << machine->index;
-	} else {
-		bound->many_machines = true;
-	}
-
+	upstream_bound_note_machine(bound, machine);
 	if (bound->primed) {
 		update_lower_bound(iter, bound);
 	}
