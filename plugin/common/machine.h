@@ -27,7 +27,7 @@ struct machine {
 	/* Position in the table (registration order); stable. */
 	unsigned int index;
 
-	/* Environment `hostname` of its traces, "" when they have none. */
+	/* Environment `hostname` of its traces, "unknown" when they have none. */
 	char *hostname;
 
 	/*
