@@ -12,6 +12,11 @@ args = [traces[name] for name in sorted(traces)] + [
     "--component=filter.vm.correlate", "--component=filter.vm.state",
     "--component=sink.vm.threads"]
 output = vmtest.babeltrace2(args).stdout
+if vmtest.under_valgrind():
+    # Valgrind runs x87 long double in double precision: the guest's formula
+    # then moves times by up to a few hundred ns. The plain run compares.
+    print("under valgrind: the run is checked for memory errors only")
+    raise SystemExit(0)
 
 with open(os.path.join(vmtest.SOURCE_DIR, "README.md")) as f:
     readme = f.read()
