@@ -437,9 +437,15 @@ static bt_message_iterator_class_next_method_status release(struct correlate_ite
 	const bt_message *msg;
 	bt_message *converted;
 
-	check_order(iter, reorder_peek(iter->reorder));
+	const struct reorder_entry *entry = reorder_peek(iter->reorder);
+	bool has_time = entry->has_time;
+	int64_t time = entry->time;
+
+	check_order(iter, entry);
 	msg = reorder_pop(iter->reorder);
-	converted = mirror_convert(iter->mirror, msg);
+	/* Its time was converted once, for the order: the mirror stamps it. */
+	converted = has_time ? mirror_convert_at(iter->mirror, msg, time) :
+		mirror_convert(iter->mirror, msg);
 	bt_message_put_ref(msg);
 	if (!converted) {
 		ITER_ERROR(iter, "Cannot re-create an upstream message on the output trace.");

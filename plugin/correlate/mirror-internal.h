@@ -75,6 +75,16 @@ struct mirror {
 		uint64_t value;
 	} last_conversion;
 
+	/*
+	 * Given by mirror_convert_at(): the converted time of the message's
+	 * first snapshot, consumed by the first mirror_convert_snapshot() of
+	 * that message.
+	 */
+	struct {
+		bool valid;
+		int64_t ref_ns;
+	} known;
+
 	bool warned_negative_time;
 };
 

@@ -418,6 +418,18 @@ bt_message *mirror_convert(struct mirror *mirror, const bt_message *in)
 	return out;
 }
 
+bt_message *mirror_convert_at(struct mirror *mirror, const bt_message *in,
+		int64_t ref_ns)
+{
+	bt_message *out;
+
+	mirror->known.valid = true;
+	mirror->known.ref_ns = ref_ns;
+	out = mirror_convert(mirror, in);
+	mirror->known.valid = false;
+	return out;
+}
+
 /* The default clock snapshot a message carries, or NULL. */
 static const bt_clock_snapshot *message_snapshot(const bt_message *in)
 {

@@ -193,15 +193,38 @@ static bool snapshot_ns_from_origin(struct mirror *mirror,
 	return false;
 }
 
+/* `ref_ns` as an output clock value: that clock has no negative values. */
+static uint64_t output_value(struct mirror *mirror, const bt_clock_class *clock_class,
+		const bt_clock_snapshot *snapshot, int64_t ref_ns)
+{
+	int64_t ns_from_origin = 0;
+
+	if (ref_ns >= 0) {
+		return (uint64_t) ref_ns;
+	}
+
+	/* The output clock (Unix epoch origin, offset 0) has no negative values. */
+	if (!mirror->warned_negative_time) {
+		bt_clock_snapshot_get_ns_from_origin(snapshot, &ns_from_origin);
+		MIRROR_WARN(mirror,
+			"Time %" PRId64 " ns of clock class `%s` maps to %" PRId64
+			" ns, before the Unix epoch, which the output clock cannot "
+			"represent: clamping such times to 0 (warned once).",
+			ns_from_origin, clock_class_name(clock_class), ref_ns);
+		mirror->warned_negative_time = true;
+	}
+
+	return 0;
+}
+
 /* The reference time of `ns_from_origin`, clamped to the output clock's range. */
-static bool apply_formula(struct mirror *mirror,
+static bool apply_formula(struct mirror *mirror, const bt_clock_snapshot *snapshot,
 		const bt_clock_class *clock_class, int64_t ns_from_origin,
 		bool report, uint64_t *value)
 {
 	bool found;
 	const struct vm_sync_formula *formula =
 		lookup_formula(mirror, clock_class, &found);
-	int64_t ref_ns;
 
 	if (!found) {
 		if (report) {
@@ -215,21 +238,8 @@ static bool apply_formula(struct mirror *mirror,
 		return false;
 	}
 
-	ref_ns = vm_sync_formula_apply(formula, ns_from_origin);
-	if (ref_ns < 0) {
-		/* The output clock (Unix epoch origin, offset 0) has no negative values. */
-		if (!mirror->warned_negative_time) {
-			MIRROR_WARN(mirror,
-				"Time %" PRId64 " ns of clock class `%s` maps to %" PRId64
-				" ns, before the Unix epoch, which the output clock cannot "
-				"represent: clamping such times to 0 (warned once).",
-				ns_from_origin, clock_class_name(clock_class), ref_ns);
-			mirror->warned_negative_time = true;
-		}
-		ref_ns = 0;
-	}
-
-	*value = (uint64_t) ref_ns;
+	*value = output_value(mirror, clock_class, snapshot,
+		vm_sync_formula_apply(formula, ns_from_origin));
 	return true;
 }
 
@@ -239,6 +249,13 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 	const bt_clock_class *clock_class =
 		bt_clock_snapshot_borrow_clock_class_const(snapshot);
 	int64_t ns_from_origin;
+
+	if (mirror->known.valid) {
+		/* Converted by the caller with the same formula. */
+		mirror->known.valid = false;
+		*value = output_value(mirror, clock_class, snapshot, mirror->known.ref_ns);
+		return true;
+	}
 
 	if (!snapshot_ns_from_origin(mirror, snapshot, report, &ns_from_origin)) {
 		return false;
@@ -251,7 +268,7 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 		return true;
 	}
 
-	if (!apply_formula(mirror, clock_class, ns_from_origin, report, value)) {
+	if (!apply_formula(mirror, snapshot, clock_class, ns_from_origin, report, value)) {
 		return false;
 	}
 
