@@ -7,21 +7,38 @@
  * it only sees mirror.h.
  */
 
+#include <stdint.h>
 #include <stdio.h>
 #include <glib.h>
 
 #include "mirror.h"
 
 /*
- * One upstream -> output mapping: a GHashTable plus a one-entry cache in
- * front of it, because consecutive events almost always share their event
- * class, stream and packet.
+ * One upstream -> output mapping: a GHashTable plus a small direct-mapped
+ * cache in front of it. Once the merge interleaves streams, consecutive
+ * events rarely share their stream or event class, but a trace set has few
+ * of them: each keeps its slot.
  */
+#define MIRROR_MAP_CACHE_BITS 5
+
+struct mirror_map_slot {
+	const void *key;
+	void *value;
+};
+
 struct mirror_map {
 	GHashTable *table;
-	const void *last_key;
-	void *last_value;
+	struct mirror_map_slot cache[1 << MIRROR_MAP_CACHE_BITS];
 };
+
+/* The cache slot of `key` (pointers: Fibonacci hashing of the address). */
+static inline struct mirror_map_slot *mirror_map_slot(struct mirror_map *map,
+		const void *key)
+{
+	uint64_t hash = (uint64_t) (uintptr_t) key * UINT64_C(0x9E3779B97F4A7C15);
+
+	return &map->cache[hash >> (64 - MIRROR_MAP_CACHE_BITS)];
+}
 
 /*
  * An upstream stream's mirror, with the packet it has open (babeltrace2
@@ -118,16 +135,17 @@ struct mirror {
 /* The mapped value of `key`, or NULL. */
 static inline void *mirror_map_lookup(struct mirror_map *map, const void *key)
 {
+	struct mirror_map_slot *slot = mirror_map_slot(map, key);
 	void *value;
 
-	if (map->last_key == key) {
-		return map->last_value;
+	if (slot->key == key) {
+		return slot->value;
 	}
 
 	value = g_hash_table_lookup(map->table, key);
 	if (value) {
-		map->last_key = key;
-		map->last_value = value;
+		slot->key = key;
+		slot->value = value;
 	}
 
 	return value;

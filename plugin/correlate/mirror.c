@@ -4,6 +4,7 @@
  */
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "mirror-internal.h"
 
@@ -38,8 +39,7 @@ static void mirror_map_init(struct mirror_map *map, GDestroyNotify put_key,
 {
 	map->table = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		put_key, put_value);
-	map->last_key = NULL;
-	map->last_value = NULL;
+	memset(map->cache, 0, sizeof(map->cache));
 }
 
 static void mirror_map_fini(struct mirror_map *map)
@@ -52,9 +52,11 @@ static void mirror_map_fini(struct mirror_map *map)
 
 void mirror_map_insert(struct mirror_map *map, const void *key, void *value)
 {
+	struct mirror_map_slot *slot = mirror_map_slot(map, key);
+
 	g_hash_table_insert(map->table, (gpointer) key, value);
-	map->last_key = key;
-	map->last_value = value;
+	slot->key = key;
+	slot->value = value;
 }
 
 /*
@@ -144,11 +146,12 @@ static const struct vm_sync_formula *lookup_formula(struct mirror *mirror,
 		const bt_clock_class *clock_class, bool *found)
 {
 	struct mirror_map *map = &mirror->formulas;
+	struct mirror_map_slot *slot = mirror_map_slot(map, clock_class);
 	gpointer value;
 
-	if (map->last_key == clock_class) {
-		*found = map->last_value != NULL;
-		return map->last_value;
+	if (slot->key == clock_class) {
+		*found = slot->value != NULL;
+		return slot->value;
 	}
 
 	if (!g_hash_table_lookup_extended(map->table, clock_class, NULL, &value)) {
@@ -157,8 +160,8 @@ static const struct vm_sync_formula *lookup_formula(struct mirror *mirror,
 		g_hash_table_insert(map->table, (gpointer) clock_class, value);
 	}
 
-	map->last_key = clock_class;
-	map->last_value = value;
+	slot->key = clock_class;
+	slot->value = value;
 	*found = value != NULL;
 	return value;
 }
