@@ -70,6 +70,7 @@ struct mirror {
 	struct mirror_map trace_classes;
 	struct mirror_map traces;
 	struct mirror_map stream_classes;
+	/* Values: struct mirror_event_class. */
 	struct mirror_map event_classes;
 	/* Values: struct mirror_stream. */
 	struct mirror_map streams;
@@ -171,7 +172,28 @@ struct mirror_stream *mirror_output_stream(struct mirror *mirror,
 
 /* Forgets the stream's open packet, if any. */
 void mirror_stream_close_packet(struct mirror_stream *stream);
-bt_event_class *mirror_output_event_class(struct mirror *mirror,
+
+/*
+ * How to copy a field of one upstream field class, worked out once: its
+ * class type, and for a structure the plan of each member, so that copying
+ * an event's fields does not query field classes again.
+ */
+struct mirror_copy_plan {
+	bt_field_class_type type;
+	uint64_t member_count;                /* structures */
+	struct mirror_copy_plan *members;     /* structures: member_count plans */
+};
+
+/* The mirror of an upstream event class: the value of `event_classes`. */
+struct mirror_event_class {
+	bt_event_class *out;
+	/* NULL when the upstream event class has no such field class. */
+	struct mirror_copy_plan *common_context;
+	struct mirror_copy_plan *specific_context;
+	struct mirror_copy_plan *payload;
+};
+
+struct mirror_event_class *mirror_output_event_class(struct mirror *mirror,
 		const bt_event_class *in);
 
 /* mirror-field-classes.c */
@@ -195,5 +217,13 @@ bt_field_class *mirror_copy_field_class(struct mirror *mirror,
 
 /* Copies the value of `in` into `out`, of the mirrored field class. */
 bool mirror_copy_field(struct mirror *mirror, const bt_field *in, bt_field *out);
+
+/* The copy plan of fields of class `fc` (NULL: NULL), for mirror_copy_field_planned(). */
+struct mirror_copy_plan *mirror_copy_plan_create(const bt_field_class *fc);
+void mirror_copy_plan_destroy(struct mirror_copy_plan *plan);
+
+/* mirror_copy_field(), for a field whose class `plan` was made from. */
+bool mirror_copy_field_planned(struct mirror *mirror, const struct mirror_copy_plan *plan,
+		const bt_field *in, bt_field *out);
 
 #endif /* VM_CORRELATE_MIRROR_INTERNAL_H */

@@ -13,6 +13,17 @@ static void put_trace_class(gpointer p) { bt_trace_class_put_ref(p); }
 static void put_trace(gpointer p) { bt_trace_put_ref(p); }
 static void put_stream_class(gpointer p) { bt_stream_class_put_ref(p); }
 static void put_event_class(gpointer p) { bt_event_class_put_ref(p); }
+
+static void destroy_mirror_event_class(gpointer p)
+{
+	struct mirror_event_class *mapped = p;
+
+	mirror_copy_plan_destroy(mapped->common_context);
+	mirror_copy_plan_destroy(mapped->specific_context);
+	mirror_copy_plan_destroy(mapped->payload);
+	bt_event_class_put_ref(mapped->out);
+	g_free(mapped);
+}
 static void put_stream(gpointer p) { bt_stream_put_ref(p); }
 static void put_field_class(gpointer p) { bt_field_class_put_ref(p); }
 static void put_clock_class(gpointer p) { bt_clock_class_put_ref(p); }
@@ -111,7 +122,8 @@ struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
 	mirror_map_init(&mirror->trace_classes, put_trace_class, put_trace_class);
 	mirror_map_init(&mirror->traces, put_trace, put_trace);
 	mirror_map_init(&mirror->stream_classes, put_stream_class, put_stream_class);
-	mirror_map_init(&mirror->event_classes, put_event_class, put_event_class);
+	mirror_map_init(&mirror->event_classes, put_event_class,
+		destroy_mirror_event_class);
 	mirror_map_init(&mirror->streams, put_stream, destroy_mirror_stream);
 	mirror_map_init(&mirror->formulas, put_clock_class, NULL);
 	mirror->field_classes = g_hash_table_new_full(g_direct_hash,
