@@ -114,12 +114,13 @@ static bool apply_long_double(const struct vm_sync_formula *formula, int64_t t,
 	correction = product + formula->offset_ns;
 	if (!(correction > -0x1p62L && correction < 0x1p62L))
 		return false;
-	whole = (long double) (int64_t) correction;	/* toward zero */
+	/* One conversion to an integer: each changes the x87 rounding mode twice. */
+	rounded = (int64_t) correction;	/* toward zero */
+	whole = (long double) rounded;
 	fraction = abs_ld(correction - whole);
 	margin = (abs_ld(product) + abs_ld(formula->offset_ns)) * 0x1p-60L + 0x1p-40L;
 	if (abs_ld(fraction - 0.5L) <= margin)
 		return false;
-	rounded = (int64_t) whole;
 	if (fraction > 0.5L)
 		rounded += correction < 0 ? -1 : 1;
 	return !__builtin_add_overflow(t, rounded, result);

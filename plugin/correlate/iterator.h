@@ -167,6 +167,7 @@ struct correlate_iter {
 	bool bound_valid;         /* `bound` and `limiting` are up to date */
 	int64_t bound;            /* entries below it can be emitted */
 	int limiting;             /* the upstream that holds `bound` down, -1: none */
+	int64_t other_bound;      /* the lowest bound of the other upstreams */
 	struct mirror *mirror;
 	uint64_t inactivity_seq;
 	bool has_last_emitted;
