@@ -6,6 +6,8 @@
  * the representation of the coefficients (about 0.1 ns at 1.7e18 ns), well
  * under the rounding to the nanosecond.
  */
+#include <stdbool.h>
+
 #include "sync/sync.h"
 #include "sync/wide.h"
 
@@ -51,7 +53,8 @@ static int64_t add_saturated(int64_t t, int64_t delta)
 	return t + delta;
 }
 
-int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t)
+/* The wide (exact enough) evaluation, the reference for every fast path. */
+int64_t vm_sync_formula_apply_exact(const struct vm_sync_formula *formula, int64_t t)
 {
 	/*
 	 * t + ((slope - 1) * t + offset): t stays an exact integer and only the
@@ -67,6 +70,71 @@ int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t)
 		return add_saturated(t, round_saturated(correction));
 	/* Far out of range: only saturation matters. */
 	return round_saturated(slope * (vm_sync_wide) t + offset);
+}
+
+/*
+ * Whether long double has its 64-bit mantissa at run time: valgrind runs x87
+ * code in double precision, and then only the exact evaluation is.
+ */
+static bool long_double_is_extended(void)
+{
+	static int extended = -1;
+
+	if (extended < 0) {
+		volatile long double one = 1;
+		volatile long double tiny = 0x1p-63L;
+
+		extended = one + tiny != one;
+	}
+	return extended;
+}
+
+static long double abs_ld(long double v)
+{
+	return v < 0 ? -v : v;
+}
+
+/*
+ * The same result as vm_sync_formula_apply_exact() in long double arithmetic, which is
+ * hardware on x86 (the wide type is emulated in software and costs about
+ * 100 ns a call, once per event in correlate). The long double correction
+ * is off by at most a few units of 2^-63 of its terms; unless its fraction
+ * is that close to one half, both evaluations round it the same way.
+ * Returns false when it cannot decide: the caller then uses the exact evaluation.
+ */
+static bool apply_long_double(const struct vm_sync_formula *formula, int64_t t,
+		int64_t *result)
+{
+	long double product, correction, whole, fraction, margin;
+	int64_t rounded;
+
+	if (!(formula->slope >= 0.5L && formula->slope <= 2.0L))
+		return false;	/* slope - 1 would not be exact */
+	product = (formula->slope - 1) * (long double) t;
+	correction = product + formula->offset_ns;
+	if (!(correction > -0x1p62L && correction < 0x1p62L))
+		return false;
+	/* One conversion to an integer: each changes the x87 rounding mode twice. */
+	rounded = (int64_t) correction;	/* toward zero */
+	whole = (long double) rounded;
+	fraction = abs_ld(correction - whole);
+	margin = (abs_ld(product) + abs_ld(formula->offset_ns)) * 0x1p-60L + 0x1p-40L;
+	if (abs_ld(fraction - 0.5L) <= margin)
+		return false;
+	if (fraction > 0.5L)
+		rounded += correction < 0 ? -1 : 1;
+	return !__builtin_add_overflow(t, rounded, result);
+}
+
+int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t)
+{
+	int64_t result;
+
+	if (formula->slope == 1.0L && formula->offset_ns == 0.0L)
+		return t;
+	if (long_double_is_extended() && apply_long_double(formula, t, &result))
+		return result;
+	return vm_sync_formula_apply_exact(formula, t);
 }
 
 struct vm_sync_formula vm_sync_formula_compose(const struct vm_sync_formula *f,

@@ -40,8 +40,17 @@ struct vm_sync_formula {
 /* The identity: slope 1, offset 0. */
 struct vm_sync_formula vm_sync_formula_identity(void);
 
-/* Maps t, rounding to the nearest nanosecond (saturates on overflow). */
+/*
+ * Maps t, rounding to the nearest nanosecond, halves upward (saturates on
+ * overflow). Fast: hardware long double where that decides the rounding.
+ */
 int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t);
+
+/*
+ * The same map always evaluated in 113-bit precision (emulated in software:
+ * slow). vm_sync_formula_apply() gives the same result; tests hold it to it.
+ */
+int64_t vm_sync_formula_apply_exact(const struct vm_sync_formula *formula, int64_t t);
 
 /* f(g(t)): first g, then f. */
 struct vm_sync_formula vm_sync_formula_compose(const struct vm_sync_formula *f,

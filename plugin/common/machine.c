@@ -59,13 +59,18 @@ void machine_table_destroy(struct machine_table *table)
 	g_free(table);
 }
 
+/*
+ * A trace without `hostname` belongs to a machine named "unknown", as the
+ * downstream components name it: an empty name could not be given back in
+ * the `reference`, `host` or `transforms` parameters.
+ */
 static const char *trace_hostname(const bt_trace *trace)
 {
 	const bt_value *value =
 		bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname");
 
 	if (!value || !bt_value_is_string(value)) {
-		return "";
+		return "unknown";
 	}
 
 	return bt_value_string_get(value);

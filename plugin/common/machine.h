@@ -10,6 +10,13 @@
  * up; once every machine is known, machine_table_assign_names() gives each a
  * unique name (its hostname, then `#2`, `#3`, ... for hostnames that repeat)
  * in a deterministic order, whatever the order in which they were met.
+ *
+ * This is filter.vm.correlate's table. Why common/machine-names.h exists
+ * too: correlate sees every machine before it names any (its sync pass reads
+ * the whole input first), so it can name them in sorted order, and it needs
+ * the clock class lookups to convert times. filter.vm.state and
+ * sink.vm.threads name machines in order of first sight instead, and
+ * normally just read the `vm_machine` environment entry correlate wrote.
  */
 
 #include <stdbool.h>
@@ -20,7 +27,7 @@ struct machine {
 	/* Position in the table (registration order); stable. */
 	unsigned int index;
 
-	/* Environment `hostname` of its traces, "" when they have none. */
+	/* Environment `hostname` of its traces, "unknown" when they have none. */
 	char *hostname;
 
 	/*

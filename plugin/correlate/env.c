@@ -10,7 +10,6 @@
 #include <math.h>
 
 #include "correlate/iterator.h"
-#include "correlate/log.h"
 
 /* Every digit a long double holds. */
 static char *real_text(long double value)

@@ -8,10 +8,6 @@
 
 #include "correlate/correlate.h"
 #include "correlate/iterator.h"
-#include "correlate/log.h"
-
-#define ITER_ERROR(iter, ...) \
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((iter)->self, __VA_ARGS__)
 
 struct machine_info *correlate_machine_info(struct correlate_iter *iter,
 		struct machine *machine)

@@ -23,6 +23,7 @@
 #include <glib.h>
 #include <babeltrace2/babeltrace.h>
 
+#include "common/log.h"
 #include "common/machine.h"
 #include "correlate/component.h"
 #include "correlate/mirror.h"
@@ -30,6 +31,19 @@
 #include "correlate/sync-events.h"
 #include "correlate/upstream.h"
 #include "sync/sync.h"
+
+/* An error cause from the message iterator. */
+#define ITER_ERROR(iter, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((iter)->self, __VA_ARGS__)
+
+/* Log lines of filter.vm.correlate, in babeltrace2's shape (common/log.h). */
+#define CORRELATE_LOG_TAG "PLUGIN/FLT.VM.CORRELATE"
+#define CORRELATE_LOGW(lvl, name, ...) \
+	vm_log_bt((lvl), BT_LOGGING_LEVEL_WARNING, CORRELATE_LOG_TAG, (name), \
+		__VA_ARGS__)
+#define CORRELATE_LOGI(lvl, name, ...) \
+	vm_log_bt((lvl), BT_LOGGING_LEVEL_INFO, CORRELATE_LOG_TAG, (name), \
+		__VA_ARGS__)
 
 /* Warning kinds, once per machine (machine_warn_once()). */
 enum correlate_warning {
@@ -79,6 +93,17 @@ struct upstream_bound {
 	struct stream_state *cached_state;      /* that stream's state */
 	bool many_machines;    /* one of them has an index >= 64 */
 };
+
+/* Adds `machine` to the machines `bound` carries. */
+static inline void upstream_bound_note_machine(struct upstream_bound *bound,
+		const struct machine *machine)
+{
+	if (machine->index < 64) {
+		bound->machines |= UINT64_C(1) << machine->index;
+	} else {
+		bound->many_machines = true;
+	}
+}
 
 /* The next timed message of an upstream, during the sync pass. */
 struct sync_head {
@@ -142,6 +167,7 @@ struct correlate_iter {
 	bool bound_valid;         /* `bound` and `limiting` are up to date */
 	int64_t bound;            /* entries below it can be emitted */
 	int limiting;             /* the upstream that holds `bound` down, -1: none */
+	int64_t other_bound;      /* the lowest bound of the other upstreams */
 	struct mirror *mirror;
 	uint64_t inactivity_seq;
 	bool has_last_emitted;

@@ -6,12 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "correlate/convert-time.h"
 #include "correlate/iterator.h"
-#include "correlate/log.h"
-
-#define ITER_ERROR(iter, ...) \
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((iter)->self, __VA_ARGS__)
 
 static struct upstream_bound *bound_at(struct correlate_iter *iter, guint index)
 {
@@ -82,46 +77,85 @@ static int64_t formula_lower_bound(const struct vm_sync_formula *formula, int64_
 	return approx >= (double) INT64_MAX ? INT64_MAX : (int64_t) approx - 1;
 }
 
-/* The smallest converted time the upstream's future messages can have. */
-static void update_lower_bound(struct correlate_iter *iter, struct upstream_bound *bound)
+/*
+ * A new lower bound of upstream `index`. The pull loop only reads the
+ * limiting upstream, and its bound only rises: while it stays below every
+ * other upstream's, it keeps limiting and the merge's bound is its own.
+ */
+static void set_lower_bound(struct correlate_iter *iter, guint index, int64_t lower_bound)
 {
+	bound_at(iter, index)->lower_bound = lower_bound;
+	if (iter->bound_valid && iter->limiting == (int) index &&
+			lower_bound < iter->other_bound) {
+		iter->bound = lower_bound;
+		return;
+	}
+
+	iter->bound_valid = false;
+}
+
+static int64_t machine_lower_bound(struct correlate_iter *iter, struct machine *machine,
+		int64_t input_ns)
+{
+	if (!machine->has_clock) {
+		return INT64_MAX;
+	}
+
+	return formula_lower_bound(&correlate_machine_info(iter, machine)->formula, input_ns);
+}
+
+/* The smallest converted time the upstream's future messages can have. */
+static void update_lower_bound(struct correlate_iter *iter, guint index)
+{
+	struct upstream_bound *bound = bound_at(iter, index);
 	int64_t lowest = INT64_MAX;
 	unsigned int i;
+
+	if (!bound->many_machines) {
+		/* Only the machines it carries: a bit each. */
+		for (uint64_t bits = bound->machines; bits; bits &= bits - 1) {
+			int64_t converted = machine_lower_bound(iter, machine_table_at(
+				iter->machines, (unsigned int) __builtin_ctzll(bits)),
+				bound->input_ns);
+
+			if (converted < lowest) {
+				lowest = converted;
+			}
+		}
+
+		set_lower_bound(iter, index, lowest);
+		return;
+	}
 
 	for (i = 0; i < machine_table_count(iter->machines); i++) {
 		struct machine *machine = machine_table_at(iter->machines, i);
 		int64_t converted;
 
-		if (!carries(bound, machine) || !machine->has_clock) {
+		if (!carries(bound, machine)) {
 			continue;
 		}
 
-		converted = formula_lower_bound(
-			&correlate_machine_info(iter, machine)->formula, bound->input_ns);
+		converted = machine_lower_bound(iter, machine, bound->input_ns);
 		if (converted < lowest) {
 			lowest = converted;
 		}
 	}
 
-	bound->lower_bound = lowest;
-	iter->bound_valid = false;
+	set_lower_bound(iter, index, lowest);
 }
 
-static void carry_machine(struct correlate_iter *iter, struct upstream_bound *bound,
+static void carry_machine(struct correlate_iter *iter, guint index,
 		const struct machine *machine)
 {
+	struct upstream_bound *bound = bound_at(iter, index);
+
 	if (carries(bound, machine)) {
 		return;
 	}
 
-	if (machine->index < 64) {
-		bound->machines |= UINT64_C(1) << machine->index;
-	} else {
-		bound->many_machines = true;
-	}
-
+	upstream_bound_note_machine(bound, machine);
 	if (bound->primed) {
-		update_lower_bound(iter, bound);
+		update_lower_bound(iter, index);
 	}
 }
 
@@ -191,16 +225,25 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 	}
 
 	if (machine) {
-		carry_machine(iter, bound, machine);
+		carry_machine(iter, upstream_index, machine);
 	}
 
 	if (clocked && time->has_time) {
 		entry->has_time = true;
-		entry->time = correlate_convert_time(
+		entry->time = vm_sync_formula_apply(
 			&correlate_machine_info(iter, machine)->formula, time->ns);
 		bound->input_ns = time->ns;
 		bound->primed = true;
-		update_lower_bound(iter, bound);
+		if (!bound->many_machines &&
+				bound->machines == UINT64_C(1) << machine->index) {
+			/*
+			 * One machine: its input times never go back and its formula
+			 * is monotonic, so this very time bounds what follows.
+			 */
+			set_lower_bound(iter, upstream_index, entry->time);
+		} else {
+			update_lower_bound(iter, upstream_index);
+		}
 		if (state) {
 			state->last_time = entry->time;
 			state->has_last_time = true;
@@ -240,6 +283,7 @@ static void compute_bound(struct correlate_iter *iter)
 	guint i;
 
 	iter->bound = INT64_MAX;
+	iter->other_bound = INT64_MAX;
 	iter->limiting = -1;
 	for (i = 0; i < iter->bounds->len; i++) {
 		const struct upstream_bound *bound = bound_at(iter, i);
@@ -250,8 +294,14 @@ static void compute_bound(struct correlate_iter *iter)
 		}
 
 		if (iter->limiting < 0 || lower < iter->bound) {
+			if (iter->limiting >= 0) {
+				iter->other_bound = iter->bound;
+			}
+
 			iter->bound = lower;
 			iter->limiting = (int) i;
+		} else if (lower < iter->other_bound) {
+			iter->other_bound = lower;
 		}
 	}
 
@@ -438,9 +488,15 @@ static bt_message_iterator_class_next_method_status release(struct correlate_ite
 	const bt_message *msg;
 	bt_message *converted;
 
-	check_order(iter, reorder_peek(iter->reorder));
+	const struct reorder_entry *entry = reorder_peek(iter->reorder);
+	bool has_time = entry->has_time;
+	int64_t time = entry->time;
+
+	check_order(iter, entry);
 	msg = reorder_pop(iter->reorder);
-	converted = mirror_convert(iter->mirror, msg);
+	/* Its time was converted once, for the order: the mirror stamps it. */
+	converted = has_time ? mirror_convert_at(iter->mirror, msg, time) :
+		mirror_convert(iter->mirror, msg);
 	bt_message_put_ref(msg);
 	if (!converted) {
 		ITER_ERROR(iter, "Cannot re-create an upstream message on the output trace.");

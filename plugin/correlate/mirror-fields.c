@@ -85,10 +85,9 @@ static bool copy_variant(struct mirror *mirror, const bt_field *in, bt_field *ou
 		bt_field_variant_borrow_selected_option_field(out));
 }
 
-bool mirror_copy_field(struct mirror *mirror, const bt_field *in, bt_field *out)
+static bool copy_field_of_type(struct mirror *mirror, bt_field_class_type type,
+		const bt_field *in, bt_field *out)
 {
-	bt_field_class_type type = bt_field_get_class_type(in);
-
 	switch (type) {
 	case BT_FIELD_CLASS_TYPE_BOOL:
 		bt_field_bool_set_value(out, bt_field_bool_get_value(in));
@@ -137,4 +136,76 @@ bool mirror_copy_field(struct mirror *mirror, const bt_field *in, bt_field *out)
 			"supported by filter.vm.correlate.", (uint64_t) type);
 		return false;
 	}
+}
+
+bool mirror_copy_field(struct mirror *mirror, const bt_field *in, bt_field *out)
+{
+	return copy_field_of_type(mirror, bt_field_get_class_type(in), in, out);
+}
+
+static void fill_plan(struct mirror_copy_plan *plan, const bt_field_class *fc)
+{
+	plan->type = bt_field_class_get_type(fc);
+	plan->member_count = 0;
+	plan->members = NULL;
+	if (plan->type != BT_FIELD_CLASS_TYPE_STRUCTURE) {
+		return;
+	}
+
+	plan->member_count = bt_field_class_structure_get_member_count(fc);
+	plan->members = g_new0(struct mirror_copy_plan, plan->member_count);
+	for (uint64_t i = 0; i < plan->member_count; i++) {
+		fill_plan(&plan->members[i],
+			bt_field_class_structure_member_borrow_field_class_const(
+				bt_field_class_structure_borrow_member_by_index_const(fc, i)));
+	}
+}
+
+struct mirror_copy_plan *mirror_copy_plan_create(const bt_field_class *fc)
+{
+	struct mirror_copy_plan *plan;
+
+	if (!fc) {
+		return NULL;
+	}
+
+	plan = g_new(struct mirror_copy_plan, 1);
+	fill_plan(plan, fc);
+	return plan;
+}
+
+static void clear_plan(struct mirror_copy_plan *plan)
+{
+	for (uint64_t i = 0; i < plan->member_count; i++) {
+		clear_plan(&plan->members[i]);
+	}
+
+	g_free(plan->members);
+}
+
+void mirror_copy_plan_destroy(struct mirror_copy_plan *plan)
+{
+	if (plan) {
+		clear_plan(plan);
+		g_free(plan);
+	}
+}
+
+bool mirror_copy_field_planned(struct mirror *mirror, const struct mirror_copy_plan *plan,
+		const bt_field *in, bt_field *out)
+{
+	if (plan->type != BT_FIELD_CLASS_TYPE_STRUCTURE) {
+		/* Arrays, options and variants look at each element's class. */
+		return copy_field_of_type(mirror, plan->type, in, out);
+	}
+
+	for (uint64_t i = 0; i < plan->member_count; i++) {
+		if (!mirror_copy_field_planned(mirror, &plan->members[i],
+				bt_field_structure_borrow_member_field_by_index_const(in, i),
+				bt_field_structure_borrow_member_field_by_index(out, i))) {
+			return false;
+		}
+	}
+
+	return true;
 }

@@ -7,21 +7,38 @@
  * it only sees mirror.h.
  */
 
+#include <stdint.h>
 #include <stdio.h>
 #include <glib.h>
 
 #include "mirror.h"
 
 /*
- * One upstream -> output mapping: a GHashTable plus a one-entry cache in
- * front of it, because consecutive events almost always share their event
- * class, stream and packet.
+ * One upstream -> output mapping: a GHashTable plus a small direct-mapped
+ * cache in front of it. Once the merge interleaves streams, consecutive
+ * events rarely share their stream or event class, but a trace set has few
+ * of them: each keeps its slot.
  */
+#define MIRROR_MAP_CACHE_BITS 5
+
+struct mirror_map_slot {
+	const void *key;
+	void *value;
+};
+
 struct mirror_map {
 	GHashTable *table;
-	const void *last_key;
-	void *last_value;
+	struct mirror_map_slot cache[1 << MIRROR_MAP_CACHE_BITS];
 };
+
+/* The cache slot of `key` (pointers: Fibonacci hashing of the address). */
+static inline struct mirror_map_slot *mirror_map_slot(struct mirror_map *map,
+		const void *key)
+{
+	uint64_t hash = (uint64_t) (uintptr_t) key * UINT64_C(0x9E3779B97F4A7C15);
+
+	return &map->cache[hash >> (64 - MIRROR_MAP_CACHE_BITS)];
+}
 
 /*
  * An upstream stream's mirror, with the packet it has open (babeltrace2
@@ -53,6 +70,7 @@ struct mirror {
 	struct mirror_map trace_classes;
 	struct mirror_map traces;
 	struct mirror_map stream_classes;
+	/* Values: struct mirror_event_class. */
 	struct mirror_map event_classes;
 	/* Values: struct mirror_stream. */
 	struct mirror_map streams;
@@ -74,6 +92,16 @@ struct mirror {
 		int64_t ns_from_origin;
 		uint64_t value;
 	} last_conversion;
+
+	/*
+	 * Given by mirror_convert_at(): the converted time of the message's
+	 * first snapshot, consumed by the first mirror_convert_snapshot() of
+	 * that message.
+	 */
+	struct {
+		bool valid;
+		int64_t ref_ns;
+	} known;
 
 	bool warned_negative_time;
 };
@@ -108,16 +136,17 @@ struct mirror {
 /* The mapped value of `key`, or NULL. */
 static inline void *mirror_map_lookup(struct mirror_map *map, const void *key)
 {
+	struct mirror_map_slot *slot = mirror_map_slot(map, key);
 	void *value;
 
-	if (map->last_key == key) {
-		return map->last_value;
+	if (slot->key == key) {
+		return slot->value;
 	}
 
 	value = g_hash_table_lookup(map->table, key);
 	if (value) {
-		map->last_key = key;
-		map->last_value = value;
+		slot->key = key;
+		slot->value = value;
 	}
 
 	return value;
@@ -143,7 +172,28 @@ struct mirror_stream *mirror_output_stream(struct mirror *mirror,
 
 /* Forgets the stream's open packet, if any. */
 void mirror_stream_close_packet(struct mirror_stream *stream);
-bt_event_class *mirror_output_event_class(struct mirror *mirror,
+
+/*
+ * How to copy a field of one upstream field class, worked out once: its
+ * class type, and for a structure the plan of each member, so that copying
+ * an event's fields does not query field classes again.
+ */
+struct mirror_copy_plan {
+	bt_field_class_type type;
+	uint64_t member_count;                /* structures */
+	struct mirror_copy_plan *members;     /* structures: member_count plans */
+};
+
+/* The mirror of an upstream event class: the value of `event_classes`. */
+struct mirror_event_class {
+	bt_event_class *out;
+	/* NULL when the upstream event class has no such field class. */
+	struct mirror_copy_plan *common_context;
+	struct mirror_copy_plan *specific_context;
+	struct mirror_copy_plan *payload;
+};
+
+struct mirror_event_class *mirror_output_event_class(struct mirror *mirror,
 		const bt_event_class *in);
 
 /* mirror-field-classes.c */
@@ -167,5 +217,13 @@ bt_field_class *mirror_copy_field_class(struct mirror *mirror,
 
 /* Copies the value of `in` into `out`, of the mirrored field class. */
 bool mirror_copy_field(struct mirror *mirror, const bt_field *in, bt_field *out);
+
+/* The copy plan of fields of class `fc` (NULL: NULL), for mirror_copy_field_planned(). */
+struct mirror_copy_plan *mirror_copy_plan_create(const bt_field_class *fc);
+void mirror_copy_plan_destroy(struct mirror_copy_plan *plan);
+
+/* mirror_copy_field(), for a field whose class `plan` was made from. */
+bool mirror_copy_field_planned(struct mirror *mirror, const struct mirror_copy_plan *plan,
+		const bt_field *in, bt_field *out);
 
 #endif /* VM_CORRELATE_MIRROR_INTERNAL_H */

@@ -52,19 +52,18 @@ static bt_packet *output_packet(struct mirror *mirror, const bt_packet *in,
 		open_output_packet(mirror, stream, in);
 }
 
-static bool copy_event_fields(struct mirror *mirror, const bt_event *in,
-		bt_event *out)
+/* With the plans of its event class: a field exists iff its class does. */
+static bool copy_event_fields(struct mirror *mirror, const struct mirror_event_class *ec,
+		const bt_event *in, bt_event *out)
 {
-	const bt_field *common_context = bt_event_borrow_common_context_field_const(in);
-	const bt_field *specific_context =
-		bt_event_borrow_specific_context_field_const(in);
-	const bt_field *payload = bt_event_borrow_payload_field_const(in);
-
-	return (!common_context || mirror_copy_field(mirror, common_context,
+	return (!ec->common_context || mirror_copy_field_planned(mirror,
+			ec->common_context, bt_event_borrow_common_context_field_const(in),
 			bt_event_borrow_common_context_field(out))) &&
-		(!specific_context || mirror_copy_field(mirror, specific_context,
+		(!ec->specific_context || mirror_copy_field_planned(mirror,
+			ec->specific_context, bt_event_borrow_specific_context_field_const(in),
 			bt_event_borrow_specific_context_field(out))) &&
-		(!payload || mirror_copy_field(mirror, payload,
+		(!ec->payload || mirror_copy_field_planned(mirror, ec->payload,
+			bt_event_borrow_payload_field_const(in),
 			bt_event_borrow_payload_field(out)));
 }
 
@@ -114,7 +113,7 @@ static bt_message *convert_event(struct mirror *mirror, const bt_message *in)
 {
 	const bt_event *in_event = bt_message_event_borrow_event_const(in);
 	const bt_event_class *in_ec = bt_event_borrow_class_const(in_event);
-	bt_event_class *out_ec;
+	struct mirror_event_class *out_ec;
 	bt_message *out;
 
 	/* The stream first: it creates the stream class the event class needs. */
@@ -127,13 +126,13 @@ static bt_message *convert_event(struct mirror *mirror, const bt_message *in)
 		return NULL;
 	}
 
-	out = create_event_message(mirror, in, out_ec, in_event);
+	out = create_event_message(mirror, in, out_ec->out, in_event);
 	if (!out) {
 		MIRROR_ERROR(mirror, "Cannot create an output event message.");
 		return NULL;
 	}
 
-	if (!copy_event_fields(mirror, in_event, bt_message_event_borrow_event(out))) {
+	if (!copy_event_fields(mirror, out_ec, in_event, bt_message_event_borrow_event(out))) {
 		MIRROR_ERROR(mirror, "Cannot copy the fields of event `%s`.",
 			bt_event_class_get_name(in_ec) ? bt_event_class_get_name(in_ec) :
 				"(unnamed)");
@@ -415,6 +414,18 @@ bt_message *mirror_convert(struct mirror *mirror, const bt_message *in)
 			"time base.", message_type_name(bt_message_get_type(in)));
 	}
 
+	return out;
+}
+
+bt_message *mirror_convert_at(struct mirror *mirror, const bt_message *in,
+		int64_t ref_ns)
+{
+	bt_message *out;
+
+	mirror->known.valid = true;
+	mirror->known.ref_ns = ref_ns;
+	out = mirror_convert(mirror, in);
+	mirror->known.valid = false;
 	return out;
 }
 

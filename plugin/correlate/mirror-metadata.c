@@ -489,13 +489,14 @@ static bt_event_class *create_output_event_class(struct mirror *mirror,
 	return out;
 }
 
-bt_event_class *mirror_output_event_class(struct mirror *mirror,
+struct mirror_event_class *mirror_output_event_class(struct mirror *mirror,
 		const bt_event_class *in)
 {
-	bt_event_class *out = mirror_map_lookup(&mirror->event_classes, in);
+	struct mirror_event_class *mapped = mirror_map_lookup(&mirror->event_classes, in);
+	bt_event_class *out;
 
-	if (out) {
-		return out;
+	if (mapped) {
+		return mapped;
 	}
 
 	out = create_output_event_class(mirror, in);
@@ -505,7 +506,16 @@ bt_event_class *mirror_output_event_class(struct mirror *mirror,
 		return NULL;
 	}
 
+	mapped = g_new0(struct mirror_event_class, 1);
+	mapped->out = out;
+	mapped->common_context = mirror_copy_plan_create(
+		bt_stream_class_borrow_event_common_context_field_class_const(
+			bt_event_class_borrow_stream_class_const(in)));
+	mapped->specific_context = mirror_copy_plan_create(
+		bt_event_class_borrow_specific_context_field_class_const(in));
+	mapped->payload = mirror_copy_plan_create(
+		bt_event_class_borrow_payload_field_class_const(in));
 	bt_event_class_get_ref(in);
-	mirror_map_insert(&mirror->event_classes, in, out);
-	return out;
+	mirror_map_insert(&mirror->event_classes, in, mapped);
+	return mapped;
 }

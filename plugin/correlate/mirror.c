@@ -4,6 +4,7 @@
  */
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "mirror-internal.h"
 
@@ -12,6 +13,17 @@ static void put_trace_class(gpointer p) { bt_trace_class_put_ref(p); }
 static void put_trace(gpointer p) { bt_trace_put_ref(p); }
 static void put_stream_class(gpointer p) { bt_stream_class_put_ref(p); }
 static void put_event_class(gpointer p) { bt_event_class_put_ref(p); }
+
+static void destroy_mirror_event_class(gpointer p)
+{
+	struct mirror_event_class *mapped = p;
+
+	mirror_copy_plan_destroy(mapped->common_context);
+	mirror_copy_plan_destroy(mapped->specific_context);
+	mirror_copy_plan_destroy(mapped->payload);
+	bt_event_class_put_ref(mapped->out);
+	g_free(mapped);
+}
 static void put_stream(gpointer p) { bt_stream_put_ref(p); }
 static void put_field_class(gpointer p) { bt_field_class_put_ref(p); }
 static void put_clock_class(gpointer p) { bt_clock_class_put_ref(p); }
@@ -38,8 +50,7 @@ static void mirror_map_init(struct mirror_map *map, GDestroyNotify put_key,
 {
 	map->table = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		put_key, put_value);
-	map->last_key = NULL;
-	map->last_value = NULL;
+	memset(map->cache, 0, sizeof(map->cache));
 }
 
 static void mirror_map_fini(struct mirror_map *map)
@@ -52,9 +63,11 @@ static void mirror_map_fini(struct mirror_map *map)
 
 void mirror_map_insert(struct mirror_map *map, const void *key, void *value)
 {
+	struct mirror_map_slot *slot = mirror_map_slot(map, key);
+
 	g_hash_table_insert(map->table, (gpointer) key, value);
-	map->last_key = key;
-	map->last_value = value;
+	slot->key = key;
+	slot->value = value;
 }
 
 /*
@@ -109,7 +122,8 @@ struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
 	mirror_map_init(&mirror->trace_classes, put_trace_class, put_trace_class);
 	mirror_map_init(&mirror->traces, put_trace, put_trace);
 	mirror_map_init(&mirror->stream_classes, put_stream_class, put_stream_class);
-	mirror_map_init(&mirror->event_classes, put_event_class, put_event_class);
+	mirror_map_init(&mirror->event_classes, put_event_class,
+		destroy_mirror_event_class);
 	mirror_map_init(&mirror->streams, put_stream, destroy_mirror_stream);
 	mirror_map_init(&mirror->formulas, put_clock_class, NULL);
 	mirror->field_classes = g_hash_table_new_full(g_direct_hash,
@@ -144,11 +158,12 @@ static const struct vm_sync_formula *lookup_formula(struct mirror *mirror,
 		const bt_clock_class *clock_class, bool *found)
 {
 	struct mirror_map *map = &mirror->formulas;
+	struct mirror_map_slot *slot = mirror_map_slot(map, clock_class);
 	gpointer value;
 
-	if (map->last_key == clock_class) {
-		*found = map->last_value != NULL;
-		return map->last_value;
+	if (slot->key == clock_class) {
+		*found = slot->value != NULL;
+		return slot->value;
 	}
 
 	if (!g_hash_table_lookup_extended(map->table, clock_class, NULL, &value)) {
@@ -157,8 +172,8 @@ static const struct vm_sync_formula *lookup_formula(struct mirror *mirror,
 		g_hash_table_insert(map->table, (gpointer) clock_class, value);
 	}
 
-	map->last_key = clock_class;
-	map->last_value = value;
+	slot->key = clock_class;
+	slot->value = value;
 	*found = value != NULL;
 	return value;
 }
@@ -193,15 +208,38 @@ static bool snapshot_ns_from_origin(struct mirror *mirror,
 	return false;
 }
 
+/* `ref_ns` as an output clock value: that clock has no negative values. */
+static uint64_t output_value(struct mirror *mirror, const bt_clock_class *clock_class,
+		const bt_clock_snapshot *snapshot, int64_t ref_ns)
+{
+	int64_t ns_from_origin = 0;
+
+	if (ref_ns >= 0) {
+		return (uint64_t) ref_ns;
+	}
+
+	/* The output clock (Unix epoch origin, offset 0) has no negative values. */
+	if (!mirror->warned_negative_time) {
+		bt_clock_snapshot_get_ns_from_origin(snapshot, &ns_from_origin);
+		MIRROR_WARN(mirror,
+			"Time %" PRId64 " ns of clock class `%s` maps to %" PRId64
+			" ns, before the Unix epoch, which the output clock cannot "
+			"represent: clamping such times to 0 (warned once).",
+			ns_from_origin, clock_class_name(clock_class), ref_ns);
+		mirror->warned_negative_time = true;
+	}
+
+	return 0;
+}
+
 /* The reference time of `ns_from_origin`, clamped to the output clock's range. */
-static bool apply_formula(struct mirror *mirror,
+static bool apply_formula(struct mirror *mirror, const bt_clock_snapshot *snapshot,
 		const bt_clock_class *clock_class, int64_t ns_from_origin,
 		bool report, uint64_t *value)
 {
 	bool found;
 	const struct vm_sync_formula *formula =
 		lookup_formula(mirror, clock_class, &found);
-	int64_t ref_ns;
 
 	if (!found) {
 		if (report) {
@@ -215,21 +253,8 @@ static bool apply_formula(struct mirror *mirror,
 		return false;
 	}
 
-	ref_ns = vm_sync_formula_apply(formula, ns_from_origin);
-	if (ref_ns < 0) {
-		/* The output clock (Unix epoch origin, offset 0) has no negative values. */
-		if (!mirror->warned_negative_time) {
-			MIRROR_WARN(mirror,
-				"Time %" PRId64 " ns of clock class `%s` maps to %" PRId64
-				" ns, before the Unix epoch, which the output clock cannot "
-				"represent: clamping such times to 0 (warned once).",
-				ns_from_origin, clock_class_name(clock_class), ref_ns);
-			mirror->warned_negative_time = true;
-		}
-		ref_ns = 0;
-	}
-
-	*value = (uint64_t) ref_ns;
+	*value = output_value(mirror, clock_class, snapshot,
+		vm_sync_formula_apply(formula, ns_from_origin));
 	return true;
 }
 
@@ -239,6 +264,13 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 	const bt_clock_class *clock_class =
 		bt_clock_snapshot_borrow_clock_class_const(snapshot);
 	int64_t ns_from_origin;
+
+	if (mirror->known.valid) {
+		/* Converted by the caller with the same formula. */
+		mirror->known.valid = false;
+		*value = output_value(mirror, clock_class, snapshot, mirror->known.ref_ns);
+		return true;
+	}
 
 	if (!snapshot_ns_from_origin(mirror, snapshot, report, &ns_from_origin)) {
 		return false;
@@ -251,7 +283,7 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 		return true;
 	}
 
-	if (!apply_formula(mirror, clock_class, ns_from_origin, report, value)) {
+	if (!apply_formula(mirror, snapshot, clock_class, ns_from_origin, report, value)) {
 		return false;
 	}
 

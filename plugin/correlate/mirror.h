@@ -56,6 +56,16 @@ void mirror_destroy(struct mirror *mirror);
 bt_message *mirror_convert(struct mirror *mirror, const bt_message *in);
 
 /*
+ * The same, for a caller that already converted the message's time:
+ * `ref_ns` is what the formula of the message's clock class gives for its
+ * default clock snapshot (the beginning one for discarded events/packets),
+ * and the output message carries it (clamped to the output clock's range)
+ * without applying the formula again.
+ */
+bt_message *mirror_convert_at(struct mirror *mirror, const bt_message *in,
+		int64_t ref_ns);
+
+/*
  * The converted time (ns since the Unix epoch, reference base) that the
  * output message for `in` carries, for ordering; false when `in` has no time.
  */

@@ -60,29 +60,27 @@ static bool entry_less(const struct reorder_entry *a, const struct reorder_entry
 
 #define AT(i) (&g_array_index(reorder->heap, struct reorder_entry, (i)))
 
-static void swap_entries(struct reorder *reorder, guint i, guint j)
-{
-	struct reorder_entry tmp = *AT(i);
-
-	*AT(i) = *AT(j);
-	*AT(j) = tmp;
-}
-
+/*
+ * Sifts move a hole instead of swapping entries: each step copies one entry,
+ * and the heap ends up exactly as with swaps.
+ */
 void reorder_push(struct reorder *reorder, const struct reorder_entry *entry)
 {
 	guint i = reorder->heap->len;
 
-	g_array_append_val(reorder->heap, *entry);
+	g_array_set_size(reorder->heap, i + 1);
 	while (i > 0) {
 		guint parent = (i - 1) / 2;
 
-		if (!entry_less(AT(i), AT(parent))) {
+		if (!entry_less(entry, AT(parent))) {
 			break;
 		}
 
-		swap_entries(reorder, i, parent);
+		*AT(i) = *AT(parent);
 		i = parent;
 	}
+
+	*AT(i) = *entry;
 }
 
 bool reorder_is_empty(const struct reorder *reorder)
@@ -100,30 +98,32 @@ const struct reorder_entry *reorder_peek(const struct reorder *reorder)
 	return &g_array_index(reorder->heap, struct reorder_entry, 0);
 }
 
-static void sift_down(struct reorder *reorder)
+/* Places `entry` from the root down, the heap having `len` entries. */
+static void sift_down(struct reorder *reorder, const struct reorder_entry *entry, guint len)
 {
-	guint len = reorder->heap->len;
 	guint i = 0;
 
 	for (;;) {
 		guint left = 2 * i + 1;
-		guint smallest = i;
+		guint smallest = left;
 
-		if (left < len && entry_less(AT(left), AT(smallest))) {
-			smallest = left;
+		if (left >= len) {
+			break;
 		}
 
-		if (left + 1 < len && entry_less(AT(left + 1), AT(smallest))) {
+		if (left + 1 < len && entry_less(AT(left + 1), AT(left))) {
 			smallest = left + 1;
 		}
 
-		if (smallest == i) {
-			return;
+		if (!entry_less(AT(smallest), entry)) {
+			break;
 		}
 
-		swap_entries(reorder, i, smallest);
+		*AT(i) = *AT(smallest);
 		i = smallest;
 	}
+
+	*AT(i) = *entry;
 }
 
 const bt_message *reorder_pop(struct reorder *reorder)
@@ -131,11 +131,12 @@ const bt_message *reorder_pop(struct reorder *reorder)
 	const bt_message *msg = AT(0)->msg;
 	guint last = reorder->heap->len - 1;
 
-	*AT(0) = *AT(last);
-	g_array_set_size(reorder->heap, last);
 	if (last > 0) {
-		sift_down(reorder);
+		struct reorder_entry moved = *AT(last);
+
+		sift_down(reorder, &moved, last);
 	}
 
+	g_array_set_size(reorder->heap, last);
 	return msg;
 }

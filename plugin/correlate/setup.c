@@ -7,10 +7,6 @@
 #include <string.h>
 
 #include "correlate/iterator.h"
-#include "correlate/log.h"
-
-#define ITER_ERROR(iter, ...) \
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((iter)->self, __VA_ARGS__)
 
 static bool check_machine_name(struct correlate_iter *iter, const char *param,
 		const char *name)

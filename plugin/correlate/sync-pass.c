@@ -14,19 +14,6 @@
 #include <string.h>
 
 #include "correlate/iterator.h"
-#include "correlate/log.h"
-
-#define ITER_ERROR(iter, ...) \
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((iter)->self, __VA_ARGS__)
-
-static void note_machine(struct upstream_bound *bound, const struct machine *machine)
-{
-	if (machine->index < 64) {
-		bound->machines |= UINT64_C(1) << machine->index;
-	} else {
-		bound->many_machines = true;
-	}
-}
 
 static int compare_keys(const struct vm_sync_key *a, const struct vm_sync_key *b)
 {
@@ -296,7 +283,7 @@ static void note_message(struct correlate_iter *iter, guint upstream_index,
 		note_span(correlate_machine_info(iter, state->machine), time->ns);
 	}
 
-	note_machine(bound, state->machine);
+	upstream_bound_note_machine(bound, state->machine);
 	if (iter->sync_ready && bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
 		note_event(iter, msg, time, state);
 	}

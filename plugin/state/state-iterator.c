@@ -10,18 +10,21 @@
 
 #include "state/state.h"
 #include "state/state-component.h"
-#include "state/machines.h"
 #include "state/vcpu-stream.h"
-#include "state/log.h"
 #include "common/event-decode.h"
+#include "common/log.h"
+#include "common/machine-names.h"
 #include "vcpu/tracker.h"
+
+#define STATE_LOG(self_comp, level, ...) \
+	vm_log_comp((self_comp), (level), "filter.vm.state", __VA_ARGS__)
 
 struct state_iterator {
 	bt_self_message_iterator *self_msg_iter;
 	struct state_component *component;
 	bt_message_iterator *upstream;
 	struct event_decoder *decoder;
-	struct state_machines *machines;
+	struct machine_names *machines;
 	struct vm_model *model;
 	struct vm_vcpu_tracker *tracker;
 	struct vcpu_stream *vcpu_stream;
@@ -74,7 +77,7 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 		return;
 	}
 	if (!vcpu_stream_append_change(it->vcpu_stream, it->output, change,
-			state_machines_name(it->machines, change->vm),
+			machine_names_name(it->machines, change->vm),
 			it->cause_trace, it->cause_clock_class, it->cause_value))
 		it->failed = true;
 }
@@ -85,8 +88,8 @@ static void on_warning(void *user, enum vm_vcpu_warning kind,
 	struct state_iterator *it = user;
 
 	(void) kind;
-	state_log(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
-		"Machine `%s`: %s", state_machines_name(it->machines, machine),
+	STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
+		"Machine `%s`: %s", machine_names_name(it->machines, machine),
 		message);
 }
 
@@ -94,7 +97,7 @@ static const char *on_machine_name(void *user, unsigned int machine)
 {
 	struct state_iterator *it = user;
 
-	return state_machines_name(it->machines, machine);
+	return machine_names_name(it->machines, machine);
 }
 
 static void discard_message(void *cookie)
@@ -133,7 +136,7 @@ static bool create_analysis(struct state_iterator *it)
 	it->tracker = vm_vcpu_tracker_create(it->model, NULL, &callbacks, it);
 	if (!it->tracker)
 		return false;
-	for (machine = 0; machine < state_machines_count(it->machines); machine++)
+	for (machine = 0; machine < machine_names_count(it->machines); machine++)
 		vm_vcpu_tracker_add_machine(it->tracker, machine);
 	it->cause_clock_class = NULL;
 	it->vm_pids_applied = false;
@@ -152,7 +155,7 @@ static void iterator_destroy(struct state_iterator *it)
 		g_queue_free(it->output);
 	}
 	vcpu_stream_destroy(it->vcpu_stream);
-	state_machines_destroy(it->machines);
+	machine_names_destroy(it->machines);
 	event_decoder_destroy(it->decoder);
 	bt_message_iterator_put_ref(it->upstream);
 	g_free(it);
@@ -183,7 +186,7 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
 	it->decoder = event_decoder_create();
-	it->machines = state_machines_create();
+	it->machines = machine_names_create();
 	it->vcpu_stream = vcpu_stream_create(self_msg_iter);
 	it->output = g_queue_new();
 	if (!create_analysis(it)) {
@@ -204,13 +207,13 @@ static unsigned int machine_of_stream(struct state_iterator *it,
 		const bt_stream *stream)
 {
 	bool is_new;
-	unsigned int machine = state_machines_of_stream(it->machines, stream,
-		&is_new);
+	unsigned int machine = machine_names_of_stream(it->machines, stream,
+		&is_new).index;
 
 	if (is_new) {
 		vm_vcpu_tracker_add_machine(it->tracker, machine);
-		state_log(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
-			"Machine `%s` found.", state_machines_name(it->machines,
+		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
+			"Machine `%s` found.", machine_names_name(it->machines,
 				machine));
 	}
 	return machine;
@@ -230,8 +233,8 @@ static bool apply_vm_pids(struct state_iterator *it)
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		unsigned int machine;
 
-		if (!state_machines_find(it->machines, key, &machine)) {
-			char *list = state_machines_list(it->machines);
+		if (!machine_names_find(it->machines, key, &machine)) {
+			char *list = machine_names_list(it->machines);
 
 			ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: no machine of "
 				"the input is named `%s`; the machines are: %s.",

@@ -4,12 +4,15 @@
 #include <string.h>
 
 #include "common/event-decode.h"
-#include "log.h"
-#include "machine-names.h"
+#include "common/log.h"
+#include "common/machine-names.h"
 #include "params.h"
 #include "threads-sink.h"
 #include "threads/threads.h"
 #include "writers/writer.h"
+
+#define THREADS_LOG(self_comp, level, ...) \
+	vm_log_comp((self_comp), (level), "sink.vm.threads", __VA_ARGS__)
 
 struct threads_sink {
 	bt_self_component *self_comp;
@@ -53,10 +56,10 @@ static void on_warning(const char *kind, const char *machine, const char *messag
 
 	(void) kind;
 	if (machine)
-		threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "Machine `%s`: %s",
+		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "Machine `%s`: %s",
 			machine, message);
 	else
-		threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
+		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
 }
 
 static void sink_destroy(struct threads_sink *sink)
@@ -191,16 +194,31 @@ static bool event_time(const bt_message *msg, int64_t *ts)
 		BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK;
 }
 
-static struct machine_info machine_of_stream(struct threads_sink *sink,
+/* What filter.vm.correlate's `vm_role` says, in the analysis' terms. */
+static enum vm_threads_role threads_role(enum machine_role role)
+{
+	switch (role) {
+	case MACHINE_ROLE_HOST:
+		return VM_THREADS_ROLE_HOST;
+	case MACHINE_ROLE_GUEST:
+		return VM_THREADS_ROLE_GUEST;
+	default:
+		return VM_THREADS_ROLE_UNKNOWN;
+	}
+}
+
+static struct machine_name_info machine_of_stream(struct threads_sink *sink,
 		const bt_stream *stream)
 {
 	bool is_new;
-	struct machine_info info = machine_names_of_stream(sink->machines, stream, &is_new);
+	struct machine_name_info info =
+		machine_names_of_stream(sink->machines, stream, &is_new);
 
 	if (is_new) {
-		threads_log(sink->self_comp, BT_LOGGING_LEVEL_DEBUG,
+		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_DEBUG,
 			"New machine `%s` (index %u).", info.name, info.index);
-		vm_threads_add_machine(sink->threads, info.index, info.name, info.role);
+		vm_threads_add_machine(sink->threads, info.index, info.name,
+			threads_role(info.role));
 	}
 	return info;
 }
@@ -221,11 +239,11 @@ static void handle_discarded(struct threads_sink *sink, const bt_message *msg)
 	const bt_stream *stream = events ?
 		bt_message_discarded_events_borrow_stream_const(msg) :
 		bt_message_discarded_packets_borrow_stream_const(msg);
-	struct machine_info info = machine_of_stream(sink, stream);
+	struct machine_name_info info = machine_of_stream(sink, stream);
 
 	if (!g_hash_table_add(sink->warned_discarded, GUINT_TO_POINTER(info.index + 1)))
 		return;
-	threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
+	THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
 		"Machine `%s`: the tracer discarded %s; the thread states around the "
 		"gap may be wrong (record with larger or more sub-buffers to avoid it).",
 		info.name, events ? "events" : "packets");
@@ -242,7 +260,7 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 	}
 	if (ev.ts == VM_FIELD_MISSING) {
 		if (!sink->warned_no_clock)
-			threads_log(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
+			THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
 				"Events without a default clock snapshot are ignored: the "
 				"analysis needs their time.");
 		sink->warned_no_clock = true;

@@ -1,5 +1,6 @@
 /* Linear clock maps: application, rounding, saturation, composition. */
 #include <check.h>
+#include <glib.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -114,6 +115,126 @@ START_TEST(invert_round_trips)
 }
 END_TEST
 
+/*
+ * vm_sync_formula_apply() takes a hardware long double path when it can
+ * decide the rounding there: it must give exactly what binary128 gives,
+ * including formulas built to land right next to a half nanosecond.
+ */
+#if defined(__SIZEOF_FLOAT128__)
+static int64_t reference_apply(const struct vm_sync_formula *f, int64_t t)
+{
+	__float128 v = ((__float128) f->slope - 1) * (__float128) t + (__float128) f->offset_ns;
+	__float128 fl = (__float128) (int64_t) v;
+
+	if (fl > v)
+		fl -= 1;
+	if (v - fl >= (__float128) 0.5)
+		fl += 1;
+	return t + (int64_t) fl;
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+START_TEST(fast_path_matches_binary128)
+{
+	uint64_t state = 42;
+	unsigned int i;
+
+	for (i = 0; i < 200000; i++) {
+		struct vm_sync_formula f;
+		int64_t t = 1500000000000000000LL +
+			(int64_t) (next_random(&state) % 400000000000000ULL);
+		int64_t ppm = (int64_t) (next_random(&state) % 2001) - 1000;
+
+		f.slope = 1.0L + (long double) ppm * 1e-6L / 7.0L;
+		f.offset_ns = (long double) ((int64_t) (next_random(&state) % 20000000001ULL)
+			- 10000000000LL) / 3.0L;
+		if (i % 2 == 0) {
+			/*
+			 * Aim the exact correction at a half nanosecond: the offset
+			 * cancels the product, whose long double rounding (about
+			 * 2^-21 ns here) can tip the sum either way; only a big
+			 * enough margin sends these to the binary128 evaluation.
+			 */
+			__float128 product = ((__float128) f.slope - 1) * (__float128) t;
+			int k = (int) (next_random(&state) % 11) - 5;
+
+			f.offset_ns = (long double) ((__float128) k + (__float128) 0.5 - product);
+		}
+		ck_assert_int_eq(vm_sync_formula_apply(&f, t), reference_apply(&f, t));
+	}
+}
+END_TEST
+#endif
+
+/* The fast path against the exact evaluation, over clock-like formulas and edges. */
+static void check_same(const struct vm_sync_formula *formula, int64_t t)
+{
+	int64_t expected = vm_sync_formula_apply_exact(formula, t);
+	int64_t got = vm_sync_formula_apply(formula, t);
+
+	ck_assert_msg(got == expected,
+		"slope %.21Lg offset %.21Lg t %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT
+		" instead of %" G_GINT64_FORMAT, formula->slope, formula->offset_ns,
+		t, got, expected);
+}
+
+START_TEST(fast_equals_exact_on_random_clock_formulas)
+{
+	GRand *rand = g_rand_new_with_seed(42);
+	int i;
+
+	for (i = 0; i < 2000000; i++) {
+		struct vm_sync_formula formula = {
+			.slope = 1 + (g_rand_double(rand) - 0.5) * 2e-4,
+			.offset_ns = (g_rand_double(rand) - 0.5) * 2e14 +
+				g_rand_double(rand),
+		};
+		int64_t t = (int64_t) 1300000000000000000LL +
+			(int64_t) (g_rand_double(rand) * 5e17);
+
+		check_same(&formula, t);
+	}
+
+	g_rand_free(rand);
+}
+END_TEST
+
+START_TEST(fast_equals_exact_on_edge_formulas)
+{
+	static const int64_t times[] = {
+		0, 1, -1, 1000, INT64_MAX, INT64_MIN, INT64_MAX - 3, INT64_MIN + 3,
+		1600000000000000000LL, -1600000000000000000LL,
+	};
+	struct vm_sync_formula formulas[] = {
+		vm_sync_formula_identity(),
+		{ .slope = 1, .offset_ns = 0.5L },
+		{ .slope = 1, .offset_ns = -0.5L },
+		{ .slope = 1, .offset_ns = 2.5L },
+		{ .slope = 0.9999413783703139011L, .offset_ns = 79796507913179.33347L },
+		{ .slope = 2, .offset_ns = 0 },
+		{ .slope = 1e-3L, .offset_ns = 1e18L },
+		{ .slope = 1, .offset_ns = 9e18L },
+		{ .slope = 1, .offset_ns = -9e18L },
+	};
+	unsigned int f;
+	unsigned int t;
+
+	for (f = 0; f < G_N_ELEMENTS(formulas); f++) {
+		for (t = 0; t < G_N_ELEMENTS(times); t++) {
+			check_same(&formulas[f], times[t]);
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sync-formula");
@@ -121,12 +242,19 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
+	/* Millions of exact (software) evaluations: slow under sanitizers. */
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, identity_keeps_every_time);
 	tcase_add_test(tc, rounds_to_nearest);
 	tcase_add_test(tc, exact_on_epoch_nanoseconds);
 	tcase_add_test(tc, saturates_instead_of_overflowing);
 	tcase_add_test(tc, compose_applies_second_then_first);
 	tcase_add_test(tc, invert_round_trips);
+	tcase_add_test(tc, fast_equals_exact_on_random_clock_formulas);
+	tcase_add_test(tc, fast_equals_exact_on_edge_formulas);
+#if defined(__SIZEOF_FLOAT128__)
+	tcase_add_test(tc, fast_path_matches_binary128);
+#endif
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
