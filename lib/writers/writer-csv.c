@@ -17,11 +17,15 @@ static const char *const csv_headers[] = {
  * quoted too because many CSV readers trim unquoted ones. */
 static bool csv_needs_quotes(const char *s)
 {
-	size_t len = strlen(s);
+	const char *p = s;
 
-	if (strpbrk(s, ",\"\r\n"))
+	if (*s == ' ')
 		return true;
-	return len > 0 && (s[0] == ' ' || s[len - 1] == ' ');
+	for (; *p; p++) {
+		if (*p == ',' || *p == '"' || *p == '\r' || *p == '\n')
+			return true;
+	}
+	return p > s && p[-1] == ' ';
 }
 
 static void csv_write_text(FILE *out, const char *s)
@@ -41,21 +45,46 @@ static void csv_write_text(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/*
+ * Decimal, as "%" PRId64 writes it, without the printf machinery: rows are
+ * mostly numbers and there is one per interval.
+ */
+static void csv_write_int(FILE *out, int64_t value)
+{
+	char buf[24];
+	char *p = buf + sizeof(buf);
+	uint64_t magnitude = value < 0 ? -(uint64_t) value : (uint64_t) value;
+
+	do {
+		*--p = (char) ('0' + magnitude % 10);
+		magnitude /= 10;
+	} while (magnitude);
+	if (value < 0)
+		*--p = '-';
+	fwrite(p, 1, (size_t) (buf + sizeof(buf) - p), out);
+}
+
 /* -1 is "not applicable": an empty cell. */
 static void csv_write_optional_int(FILE *out, int64_t value)
 {
 	if (value != -1)
-		fprintf(out, "%" PRId64, value);
+		csv_write_int(out, value);
 }
 
 static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
 	csv_write_text(w->out, iv->machine);
-	fprintf(w->out, ",%" PRId64 ",", iv->tid);
+	fputc(',', w->out);
+	csv_write_int(w->out, iv->tid);
+	fputc(',', w->out);
 	csv_write_text(w->out, iv->comm);
 	fputc(',', w->out);
 	csv_write_text(w->out, iv->state);
-	fprintf(w->out, ",%" PRId64 ",%" PRId64 ",", iv->begin_ns, iv->end_ns);
+	fputc(',', w->out);
+	csv_write_int(w->out, iv->begin_ns);
+	fputc(',', w->out);
+	csv_write_int(w->out, iv->end_ns);
+	fputc(',', w->out);
 	csv_write_optional_int(w->out, iv->vcpu);
 	fputc(',', w->out);
 	csv_write_optional_int(w->out, iv->reason);
@@ -65,9 +94,15 @@ static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_inte
 static void csv_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
 {
 	csv_write_text(w->out, iv->machine);
-	fprintf(w->out, ",%" PRId64 ",", iv->vcpu);
+	fputc(',', w->out);
+	csv_write_int(w->out, iv->vcpu);
+	fputc(',', w->out);
 	csv_write_text(w->out, iv->mode);
-	fprintf(w->out, ",%" PRId64 ",%" PRId64 ",", iv->begin_ns, iv->end_ns);
+	fputc(',', w->out);
+	csv_write_int(w->out, iv->begin_ns);
+	fputc(',', w->out);
+	csv_write_int(w->out, iv->end_ns);
+	fputc(',', w->out);
 	csv_write_optional_int(w->out, iv->host_tid);
 	fputc(',', w->out);
 	csv_write_optional_int(w->out, iv->pcpu);
