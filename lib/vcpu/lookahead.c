@@ -87,14 +87,18 @@ static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
 	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		const struct machine_cpu *cpu = key;
-		const struct vcpu_thread *thread = vm_int64_table_lookup(
-			tracker->threads, cpu->current_tid);
+		const struct vcpu_thread *thread;
 
+		/* The cheap tests first: the thread lookup is the costly one. */
 		if (!lookahead_holds(tracker, cpu->switch_in_seq) ||
-				(thread && !thread->ended) ||
 				(host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
 				tracker->newest_ts - cpu->switch_in_ts >
 					tracker->limits.switch_in_grace_ns) {
+			g_hash_table_iter_remove(&iter);
+			continue;
+		}
+		thread = vm_int64_table_lookup(tracker->threads, cpu->current_tid);
+		if (thread && !thread->ended) {
 			g_hash_table_iter_remove(&iter);
 			continue;
 		}
