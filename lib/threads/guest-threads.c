@@ -1,5 +1,6 @@
 #include <glib.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "prev-state.h"
 #include "threads/guest-threads.h"
@@ -7,7 +8,7 @@
 
 struct guest_thread {
 	int64_t tid;
-	char *comm;
+	const char *comm;  /* interned in the machine's `comms` */
 	/* No interval before the first sched_switch or wakeup naming it. */
 	bool appeared;
 	bool on_cpu;
@@ -31,6 +32,11 @@ struct vm_threads_machine {
 	struct vm_threads_machine_callbacks cb;
 	GHashTable *threads;  /* tid -> struct guest_thread */
 	GHashTable *cpus;     /* cpu -> struct cpu_slot */
+	/*
+	 * Every thread name seen, each once (owned): threads and their tracks
+	 * point into it, so that a name change or a new interval copies nothing.
+	 */
+	GHashTable *comms;
 };
 
 /* What the emit callback of a track needs to build a full record. */
@@ -43,9 +49,6 @@ static void thread_destroy(gpointer data)
 {
 	struct guest_thread *t = data;
 
-	g_free(t->comm);
-	g_free(t->track.open_comm);
-	g_free(t->track.held_comm);
 	g_free(t);
 }
 
@@ -60,6 +63,7 @@ struct vm_threads_machine *vm_threads_machine_create(const char *name,
 	m->cb = *cb;
 	m->threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, thread_destroy);
 	m->cpus = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	m->comms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return m;
 }
 
@@ -69,6 +73,8 @@ void vm_threads_machine_destroy(struct vm_threads_machine *m)
 		return;
 	g_hash_table_destroy(m->threads);
 	g_hash_table_destroy(m->cpus);
+	/* After the threads: their tracks point into it. */
+	g_hash_table_destroy(m->comms);
 	g_free(m->name);
 	g_free(m);
 }
@@ -161,7 +167,7 @@ static struct guest_thread *thread_new(struct vm_threads_machine *m, int64_t tid
 	struct guest_thread *t = g_new0(struct guest_thread, 1);
 
 	t->tid = tid;
-	t->comm = g_strdup("");
+	t->comm = "";
 	/* A thread first seen through a wakeup has not blocked since. */
 	t->runnable = true;
 	g_hash_table_insert(m->threads, &t->tid, t);
@@ -205,12 +211,25 @@ static struct guest_thread *thread_live(struct vm_threads_machine *m, int64_t ti
 	return t->exited ? thread_replace(m, tid, ts) : t;
 }
 
-static void thread_set_comm(struct guest_thread *t, const char *comm)
+static const char *intern_comm(struct vm_threads_machine *m, const char *comm)
 {
-	if (!comm || !comm[0] || g_strcmp0(t->comm, comm) == 0)
+	const char *interned = g_hash_table_lookup(m->comms, comm);
+
+	if (!interned) {
+		char *copy = g_strdup(comm);
+
+		g_hash_table_add(m->comms, copy);
+		interned = copy;
+	}
+	return interned;
+}
+
+static void thread_set_comm(struct vm_threads_machine *m, struct guest_thread *t,
+		const char *comm)
+{
+	if (!comm || !comm[0] || strcmp(t->comm, comm) == 0)
 		return;
-	g_free(t->comm);
-	t->comm = g_strdup(comm);
+	t->comm = intern_comm(m, comm);
 }
 
 static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t tid)
@@ -259,7 +278,7 @@ static void switch_out(struct vm_threads_machine *m, const struct vm_event *ev)
 	if (ev->u.sched_switch.prev_tid <= 0)
 		return;
 	t = thread_get(m, ev->u.sched_switch.prev_tid);
-	thread_set_comm(t, ev->u.sched_switch.prev_comm);
+	thread_set_comm(m, t, ev->u.sched_switch.prev_comm);
 	t->appeared = true;
 	put_off_cpu(m, t, vm_prev_state_is_runnable(ev->u.sched_switch.prev_state), ev->ts);
 }
@@ -275,7 +294,7 @@ static void switch_in(struct vm_threads_machine *m, const struct vm_event *ev)
 	}
 	t = thread_live(m, tid, ev->ts);
 	cpu_set_current(m, ev->cpu, tid);
-	thread_set_comm(t, ev->u.sched_switch.next_comm);
+	thread_set_comm(m, t, ev->u.sched_switch.next_comm);
 	if (t->on_cpu && t->cpu != ev->cpu) {
 		warn(m, "double-run",
 			"thread %" PRId64 " switched in on CPU %" PRId64 " while it runs on "
@@ -309,7 +328,7 @@ static void on_wakeup(struct vm_threads_machine *m, const struct vm_event *ev)
 		return;
 	t = thread_live(m, ev->u.wakeup.tid, ev->ts);
 	if (!t->comm[0])
-		thread_set_comm(t, ev->u.wakeup.comm);
+		thread_set_comm(m, t, ev->u.wakeup.comm);
 	t->appeared = true;
 	if (!t->on_cpu)
 		t->runnable = true;
@@ -321,12 +340,12 @@ static void on_fork(struct vm_threads_machine *m, const struct vm_event *ev)
 	struct guest_thread *child;
 
 	if (ev->u.fork.parent_tid > 0)
-		thread_set_comm(thread_get(m, ev->u.fork.parent_tid), ev->u.fork.parent_comm);
+		thread_set_comm(m, thread_get(m, ev->u.fork.parent_tid), ev->u.fork.parent_comm);
 	if (ev->u.fork.child_tid <= 0)
 		return;
 	/* A new thread, whatever the tid named before. */
 	child = thread_replace(m, ev->u.fork.child_tid, ev->ts);
-	thread_set_comm(child, ev->u.fork.child_comm);
+	thread_set_comm(m, child, ev->u.fork.child_comm);
 }
 
 static void on_exit_or_free(struct vm_threads_machine *m, const struct vm_event *ev)
@@ -335,7 +354,7 @@ static void on_exit_or_free(struct vm_threads_machine *m, const struct vm_event 
 
 	if (!t)
 		return;
-	thread_set_comm(t, ev->u.exit.comm);
+	thread_set_comm(m, t, ev->u.exit.comm);
 	t->exited = true;
 }
 
@@ -343,7 +362,7 @@ static void on_statedump(struct vm_threads_machine *m, const struct vm_event *ev
 {
 	if (ev->u.statedump.tid <= 0)
 		return;
-	thread_set_comm(thread_get(m, ev->u.statedump.tid), ev->u.statedump.name);
+	thread_set_comm(m, thread_get(m, ev->u.statedump.tid), ev->u.statedump.name);
 }
 
 /* Whether a field the state machine needs is absent from the event. */
@@ -414,6 +433,7 @@ void vm_threads_machine_forget(struct vm_threads_machine *m)
 {
 	g_hash_table_remove_all(m->threads);
 	g_hash_table_remove_all(m->cpus);
+	g_hash_table_remove_all(m->comms);
 }
 
 static gint compare_tids(gconstpointer a, gconstpointer b)
