@@ -9,6 +9,7 @@
  */
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "vcpu/tracker-private.h"
 #include "model/int64-key.h"
@@ -18,6 +19,26 @@ void held_input_free(struct held_input *input)
 	if (input->changes)
 		g_array_free(input->changes, TRUE);
 	g_free(input);
+}
+
+struct held_input *held_input_new(struct vm_vcpu_tracker *tracker)
+{
+	struct held_input *input;
+
+	if (tracker->spare_count == 0)
+		return g_new0(struct held_input, 1);
+	input = tracker->spare[--tracker->spare_count];
+	memset(input, 0, sizeof(*input));
+	return input;
+}
+
+void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input)
+{
+	if (input->changes || tracker->spare_count == SPARE_INPUTS) {
+		held_input_free(input);
+		return;
+	}
+	tracker->spare[tracker->spare_count++] = input;
 }
 
 bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq)
@@ -244,7 +265,7 @@ static void release_head(struct vm_vcpu_tracker *tracker)
 	for (i = 0; input->changes && i < input->changes->len; i++)
 		report_change(tracker, input->ts, &g_array_index(input->changes,
 			struct pending_change, i));
-	held_input_free(input);
+	held_input_release(tracker, input);
 }
 
 void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)

@@ -77,6 +77,9 @@ struct vcpu_thread {
 	enum vm_vcpu_mode reported_mode;
 };
 
+/* Released inputs kept for reuse by a tracker. */
+#define SPARE_INPUTS 64
+
 struct vm_vcpu_tracker {
 	struct vm_model *model;
 	struct vm_vcpu_limits limits;
@@ -114,6 +117,12 @@ struct vm_vcpu_tracker {
 	bool no_host_reported;
 	/* vm_int64_pair(kind, machine) set of the warnings given. */
 	GHashTable *warned;
+	/*
+	 * Released inputs kept for reuse (at most SPARE_INPUTS), so that
+	 * holding an input costs no allocation in the steady state.
+	 */
+	struct held_input *spare[SPARE_INPUTS];
+	unsigned int spare_count;
 };
 
 /* warn.c */
@@ -127,6 +136,10 @@ void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything);
 bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq);
 void held_input_free(struct held_input *input);
+/* A zeroed input, reused if one is spare. */
+struct held_input *held_input_new(struct vm_vcpu_tracker *tracker);
+/* Frees `input`, or keeps it for held_input_new(). */
+void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input);
 
 /* state.c */
 void state_process(struct vm_vcpu_tracker *tracker, struct held_input *input);

@@ -61,6 +61,8 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 		held_input_free(input);
 	}
 	g_queue_free(tracker->held);
+	while (tracker->spare_count > 0)
+		held_input_free(tracker->spare[--tracker->spare_count]);
 	g_hash_table_destroy(tracker->recent_switch_ins);
 	g_hash_table_destroy(tracker->cpus);
 	g_hash_table_destroy(tracker->unmapped);
@@ -113,7 +115,7 @@ static void copy_event(struct vm_event *copy, const struct vm_event *event)
 static struct held_input *hold(struct vm_vcpu_tracker *tracker,
 		const struct vm_event *event, void *cookie)
 {
-	struct held_input *input = g_new0(struct held_input, 1);
+	struct held_input *input = held_input_new(tracker);
 
 	input->seq = tracker->next_seq++;
 	input->cookie = cookie;
