@@ -28,7 +28,7 @@ struct class_info {
 	uint64_t cpu_id_member;
 };
 
-#define CLASS_CACHE_SIZE 64
+#define CLASS_CACHE_SIZE 256
 
 struct event_decoder {
 	/* const bt_event_class * (one reference held) -> struct class_info * */
@@ -204,8 +204,9 @@ void event_decoder_destroy(struct event_decoder *decoder)
 static const struct class_info *lookup_class(struct event_decoder *decoder,
 		const bt_event_class *event_class)
 {
-	/* Class objects are at least 16-byte aligned: skip the constant bits. */
-	size_t slot = ((uintptr_t) event_class >> 4) % CLASS_CACHE_SIZE;
+	/* Fibonacci hashing: objects of one kind lie at regular strides. */
+	size_t slot = (size_t) (((uint64_t) (uintptr_t) event_class *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % CLASS_CACHE_SIZE;
 	struct class_info *info;
 
 	if (decoder->cache[slot].event_class == event_class)

@@ -162,8 +162,9 @@ struct machine_name_info machine_names_of_stream(struct machine_names *names,
 		const bt_stream *stream, bool *is_new)
 {
 	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
-	/* Trace objects are at least 16-byte aligned: skip the constant bits. */
-	size_t slot = ((uintptr_t) trace >> 4) % TRACE_CACHE_SIZE;
+	/* Fibonacci hashing: objects of one kind lie at regular strides. */
+	size_t slot = (size_t) (((uint64_t) (uintptr_t) trace *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % TRACE_CACHE_SIZE;
 	struct machine_entry *machine;
 
 	*is_new = false;
