@@ -26,12 +26,16 @@ struct cpu_slot {
 	int64_t tid;
 };
 
+#define CPU_CACHE_SIZE 64
+
 struct vm_threads_machine {
 	char *name;
 	struct vm_threads_vcpus *vcpus;
 	struct vm_threads_machine_callbacks cb;
 	GHashTable *threads;  /* tid -> struct guest_thread */
 	GHashTable *cpus;     /* cpu -> struct cpu_slot */
+	/* entries of `cpus` by cpu modulo the size (emptied with the table) */
+	struct cpu_slot *cpu_cache[CPU_CACHE_SIZE];
 	/*
 	 * Every thread name seen, each once (owned): threads and their tracks
 	 * point into it, so that a name change or a new interval copies nothing.
@@ -162,6 +166,21 @@ static void refresh(struct vm_threads_machine *m, struct guest_thread *t, int64_
 	vm_threads_track_set(&t->track, ts, &key, t->comm, emit_interval, &ctx);
 }
 
+/* The CPU's slot, or NULL. */
+static struct cpu_slot *cpu_find(struct vm_threads_machine *m, int64_t cpu)
+{
+	struct cpu_slot **cached = &m->cpu_cache[(uint64_t) cpu % CPU_CACHE_SIZE];
+
+	if (!*cached || (*cached)->cpu != cpu) {
+		struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &cpu);
+
+		if (!slot)
+			return NULL;
+		*cached = slot;
+	}
+	return *cached;
+}
+
 static struct guest_thread *thread_new(struct vm_threads_machine *m, int64_t tid)
 {
 	struct guest_thread *t = g_new0(struct guest_thread, 1);
@@ -191,7 +210,7 @@ static struct guest_thread *thread_replace(struct vm_threads_machine *m, int64_t
 		struct emit_context ctx = { m, tid };
 
 		if (old->on_cpu) {
-			struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &old->cpu);
+			struct cpu_slot *slot = cpu_find(m, old->cpu);
 
 			if (slot && slot->tid == tid)
 				slot->tid = 0;
@@ -234,12 +253,13 @@ static void thread_set_comm(struct vm_threads_machine *m, struct guest_thread *t
 
 static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t tid)
 {
-	struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &cpu);
+	struct cpu_slot *slot = cpu_find(m, cpu);
 
 	if (!slot) {
 		slot = g_new0(struct cpu_slot, 1);
 		slot->cpu = cpu;
 		g_hash_table_insert(m->cpus, &slot->cpu, slot);
+		m->cpu_cache[(uint64_t) cpu % CPU_CACHE_SIZE] = slot;
 	}
 	slot->tid = tid;
 }
@@ -255,7 +275,7 @@ static void put_off_cpu(struct vm_threads_machine *m, struct guest_thread *t,
 /* The CPU ran another thread than the one switched out: events were lost. */
 static void check_switched_out(struct vm_threads_machine *m, const struct vm_event *ev)
 {
-	struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &ev->cpu);
+	struct cpu_slot *slot = cpu_find(m, ev->cpu);
 	int64_t prev_tid = ev->u.sched_switch.prev_tid;
 	struct guest_thread *t;
 
@@ -419,7 +439,7 @@ void vm_threads_machine_feed(struct vm_threads_machine *m, const struct vm_event
 void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
 		int64_t vcpu)
 {
-	struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &vcpu);
+	struct cpu_slot *slot = cpu_find(m, vcpu);
 	struct guest_thread *t;
 
 	if (!slot || slot->tid <= 0)
@@ -433,6 +453,7 @@ void vm_threads_machine_forget(struct vm_threads_machine *m)
 {
 	g_hash_table_remove_all(m->threads);
 	g_hash_table_remove_all(m->cpus);
+	memset(m->cpu_cache, 0, sizeof(m->cpu_cache));
 	g_hash_table_remove_all(m->comms);
 }
 
