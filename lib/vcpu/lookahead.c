@@ -118,7 +118,7 @@ static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
 			g_hash_table_iter_remove(&iter);
 			continue;
 		}
-		thread = vm_int64_table_lookup(tracker->threads, cpu->current_tid);
+		thread = vcpu_thread_find(tracker, cpu->current_tid);
 		if (thread && !thread->ended) {
 			g_hash_table_iter_remove(&iter);
 			continue;

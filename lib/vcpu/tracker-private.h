@@ -77,6 +77,15 @@ struct vcpu_thread {
 	enum vm_vcpu_mode reported_mode;
 };
 
+/* Slots of the tracker's thread lookup cache. */
+#define THREAD_CACHE_SIZE 256
+
+struct thread_cache_entry {
+	bool valid;
+	int64_t tid;
+	struct vcpu_thread *thread;  /* NULL: not a vCPU thread */
+};
+
 /* Released inputs kept for reuse by a tracker. */
 #define SPARE_INPUTS 64
 
@@ -95,8 +104,13 @@ struct vm_vcpu_tracker {
 	GHashTable *cpus;
 	uint64_t parked_count;
 
-	/* host tid -> struct vcpu_thread */
+	/* host tid -> struct vcpu_thread (never removed) */
 	GHashTable *threads;
+	/*
+	 * Answers of `threads` by tid modulo the size, misses included: most
+	 * threads looked up are not vCPU threads. Kept exact by new_thread().
+	 */
+	struct thread_cache_entry thread_cache[THREAD_CACHE_SIZE];
 	/*
 	 * vCPU threads whose VM is not known yet, or only guessed:
 	 * tid -> struct vcpu_thread
@@ -142,6 +156,8 @@ struct held_input *held_input_new(struct vm_vcpu_tracker *tracker);
 void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input);
 
 /* state.c */
+/* The vCPU thread of host thread `tid`, or NULL. */
+struct vcpu_thread *vcpu_thread_find(struct vm_vcpu_tracker *tracker, int64_t tid);
 void state_process(struct vm_vcpu_tracker *tracker, struct held_input *input);
 /* Processes the inputs parked on `cpu` without knowing their thread. */
 void state_drop_parked(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu);
