@@ -43,7 +43,7 @@ void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *inpu
 
 bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq)
 {
-	const struct held_input *head = g_queue_peek_head(tracker->held);
+	const struct held_input *head = held_ring_peek(&tracker->held);
 
 	return head && seq >= head->seq;
 }
@@ -160,9 +160,9 @@ static uint64_t hold_barrier(struct vm_vcpu_tracker *tracker)
 
 static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
 {
-	const struct held_input *head = g_queue_peek_head(tracker->held);
+	const struct held_input *head = held_ring_peek(&tracker->held);
 
-	if (g_queue_get_length(tracker->held) > tracker->limits.max_events)
+	if (held_ring_length(&tracker->held) > tracker->limits.max_events)
 		return true;
 	return head->ts != INT64_MIN &&
 		tracker->newest_ts - head->ts > tracker->limits.window_ns;
@@ -258,7 +258,7 @@ static void give_up(struct vm_vcpu_tracker *tracker)
 
 static void release_head(struct vm_vcpu_tracker *tracker)
 {
-	struct held_input *input = g_queue_pop_head(tracker->held);
+	struct held_input *input = held_ring_pop(&tracker->held);
 	guint i;
 
 	tracker->callbacks.release(tracker->user, input->cookie);
@@ -280,8 +280,8 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 		report_no_host(tracker, "within the look-ahead window");
 	}
 	barrier = everything ? UINT64_MAX : hold_barrier(tracker);
-	while (!g_queue_is_empty(tracker->held)) {
-		const struct held_input *head = g_queue_peek_head(tracker->held);
+	while (held_ring_length(&tracker->held) > 0) {
+		const struct held_input *head = held_ring_peek(&tracker->held);
 
 		if (head->seq >= barrier) {
 			if (!limit_exceeded(tracker))

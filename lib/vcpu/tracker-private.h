@@ -77,6 +77,58 @@ struct vcpu_thread {
 	enum vm_vcpu_mode reported_mode;
 };
 
+/*
+ * The look-ahead queue: a growable ring of pointers, so that holding an
+ * input allocates no list node.
+ */
+struct held_ring {
+	struct held_input **items;
+	size_t cap;   /* a power of two, or 0 */
+	size_t head;  /* index of the oldest */
+	size_t len;
+};
+
+static inline size_t held_ring_length(const struct held_ring *ring)
+{
+	return ring->len;
+}
+
+/* The oldest input, or NULL. */
+static inline struct held_input *held_ring_peek(const struct held_ring *ring)
+{
+	return ring->len ? ring->items[ring->head] : NULL;
+}
+
+/* Removes and returns the oldest input, or NULL. */
+static inline struct held_input *held_ring_pop(struct held_ring *ring)
+{
+	struct held_input *input;
+
+	if (!ring->len)
+		return NULL;
+	input = ring->items[ring->head];
+	ring->head = (ring->head + 1) & (ring->cap - 1);
+	ring->len--;
+	return input;
+}
+
+static inline void held_ring_push(struct held_ring *ring, struct held_input *input)
+{
+	if (ring->len == ring->cap) {
+		size_t cap = ring->cap ? ring->cap * 2 : 64;
+		struct held_input **items = g_new(struct held_input *, cap);
+
+		for (size_t i = 0; i < ring->len; i++)
+			items[i] = ring->items[(ring->head + i) & (ring->cap - 1)];
+		g_free(ring->items);
+		ring->items = items;
+		ring->cap = cap;
+		ring->head = 0;
+	}
+	ring->items[(ring->head + ring->len) & (ring->cap - 1)] = input;
+	ring->len++;
+}
+
 /* Slots of the tracker's thread lookup cache. */
 #define THREAD_CACHE_SIZE 256
 
@@ -95,8 +147,8 @@ struct vm_vcpu_tracker {
 	struct vm_vcpu_callbacks callbacks;
 	void *user;
 
-	/* struct held_input *, oldest first. */
-	GQueue *held;
+	/* oldest first */
+	struct held_ring held;
 	uint64_t next_seq;
 	int64_t newest_ts;
 
