@@ -9,9 +9,30 @@ struct exit_stat_entry {
 };
 
 struct vm_threads_exit_stats {
-	/* "vm\nvcpu\nreason" -> struct exit_stat_entry */
+	/* struct exit_stat_entry (its own key: vm, vcpu, reason) -> itself */
 	GHashTable *entries;
 };
+
+/* Keyed by the entry itself, so that a lookup builds no string. */
+static guint entry_hash(gconstpointer data)
+{
+	const struct exit_stat_entry *e = data;
+	guint h = g_str_hash(e->stat.machine);
+
+	h = h * 31u + (guint) e->stat.vcpu;
+	h = h * 31u + (guint) ((uint64_t) e->stat.vcpu >> 32);
+	h = h * 31u + (guint) e->stat.reason;
+	return h * 31u + (guint) ((uint64_t) e->stat.reason >> 32);
+}
+
+static gboolean entry_equal(gconstpointer a, gconstpointer b)
+{
+	const struct exit_stat_entry *ea = a;
+	const struct exit_stat_entry *eb = b;
+
+	return ea->stat.vcpu == eb->stat.vcpu && ea->stat.reason == eb->stat.reason &&
+		strcmp(ea->stat.machine, eb->stat.machine) == 0;
+}
 
 static void entry_destroy(gpointer data)
 {
@@ -25,8 +46,8 @@ struct vm_threads_exit_stats *vm_threads_exit_stats_create(void)
 {
 	struct vm_threads_exit_stats *stats = g_new0(struct vm_threads_exit_stats, 1);
 
-	stats->entries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-		entry_destroy);
+	stats->entries = g_hash_table_new_full(entry_hash, entry_equal, entry_destroy,
+		NULL);
 	return stats;
 }
 
@@ -41,21 +62,20 @@ void vm_threads_exit_stats_destroy(struct vm_threads_exit_stats *stats)
 static struct exit_stat_entry *entry_get(struct vm_threads_exit_stats *stats,
 		const char *vm, int64_t vcpu, int64_t reason, int isa)
 {
-	char *key = g_strdup_printf("%s\n%" G_GINT64_FORMAT "\n%" G_GINT64_FORMAT,
-		vm, vcpu, reason);
-	struct exit_stat_entry *entry = g_hash_table_lookup(stats->entries, key);
+	struct exit_stat_entry key = {
+		.stat = { .machine = vm, .vcpu = vcpu, .reason = reason },
+	};
+	struct exit_stat_entry *entry = g_hash_table_lookup(stats->entries, &key);
 
-	if (entry) {
-		g_free(key);
+	if (entry)
 		return entry;
-	}
 	entry = g_new0(struct exit_stat_entry, 1);
 	entry->vm = g_strdup(vm);
 	entry->stat.machine = entry->vm;
 	entry->stat.vcpu = vcpu;
 	entry->stat.reason = reason;
 	entry->stat.isa = isa;
-	g_hash_table_insert(stats->entries, key, entry);
+	g_hash_table_add(stats->entries, entry);
 	return entry;
 }
 

@@ -1,5 +1,6 @@
 #include <glib.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "prev-state.h"
 #include "threads/guest-threads.h"
@@ -7,7 +8,7 @@
 
 struct guest_thread {
 	int64_t tid;
-	char *comm;
+	const char *comm;  /* interned in the machine's `comms` */
 	/* No interval before the first sched_switch or wakeup naming it. */
 	bool appeared;
 	bool on_cpu;
@@ -25,12 +26,21 @@ struct cpu_slot {
 	int64_t tid;
 };
 
+#define CPU_CACHE_SIZE 64
+
 struct vm_threads_machine {
 	char *name;
 	struct vm_threads_vcpus *vcpus;
 	struct vm_threads_machine_callbacks cb;
 	GHashTable *threads;  /* tid -> struct guest_thread */
 	GHashTable *cpus;     /* cpu -> struct cpu_slot */
+	/* entries of `cpus` by cpu modulo the size (emptied with the table) */
+	struct cpu_slot *cpu_cache[CPU_CACHE_SIZE];
+	/*
+	 * Every thread name seen, each once (owned): threads and their tracks
+	 * point into it, so that a name change or a new interval copies nothing.
+	 */
+	GHashTable *comms;
 };
 
 /* What the emit callback of a track needs to build a full record. */
@@ -43,9 +53,6 @@ static void thread_destroy(gpointer data)
 {
 	struct guest_thread *t = data;
 
-	g_free(t->comm);
-	g_free(t->track.open_comm);
-	g_free(t->track.held_comm);
 	g_free(t);
 }
 
@@ -60,6 +67,7 @@ struct vm_threads_machine *vm_threads_machine_create(const char *name,
 	m->cb = *cb;
 	m->threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, thread_destroy);
 	m->cpus = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	m->comms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return m;
 }
 
@@ -69,6 +77,8 @@ void vm_threads_machine_destroy(struct vm_threads_machine *m)
 		return;
 	g_hash_table_destroy(m->threads);
 	g_hash_table_destroy(m->cpus);
+	/* After the threads: their tracks point into it. */
+	g_hash_table_destroy(m->comms);
 	g_free(m->name);
 	g_free(m);
 }
@@ -156,12 +166,27 @@ static void refresh(struct vm_threads_machine *m, struct guest_thread *t, int64_
 	vm_threads_track_set(&t->track, ts, &key, t->comm, emit_interval, &ctx);
 }
 
+/* The CPU's slot, or NULL. */
+static struct cpu_slot *cpu_find(struct vm_threads_machine *m, int64_t cpu)
+{
+	struct cpu_slot **cached = &m->cpu_cache[(uint64_t) cpu % CPU_CACHE_SIZE];
+
+	if (!*cached || (*cached)->cpu != cpu) {
+		struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &cpu);
+
+		if (!slot)
+			return NULL;
+		*cached = slot;
+	}
+	return *cached;
+}
+
 static struct guest_thread *thread_new(struct vm_threads_machine *m, int64_t tid)
 {
 	struct guest_thread *t = g_new0(struct guest_thread, 1);
 
 	t->tid = tid;
-	t->comm = g_strdup("");
+	t->comm = "";
 	/* A thread first seen through a wakeup has not blocked since. */
 	t->runnable = true;
 	g_hash_table_insert(m->threads, &t->tid, t);
@@ -185,7 +210,7 @@ static struct guest_thread *thread_replace(struct vm_threads_machine *m, int64_t
 		struct emit_context ctx = { m, tid };
 
 		if (old->on_cpu) {
-			struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &old->cpu);
+			struct cpu_slot *slot = cpu_find(m, old->cpu);
 
 			if (slot && slot->tid == tid)
 				slot->tid = 0;
@@ -205,22 +230,36 @@ static struct guest_thread *thread_live(struct vm_threads_machine *m, int64_t ti
 	return t->exited ? thread_replace(m, tid, ts) : t;
 }
 
-static void thread_set_comm(struct guest_thread *t, const char *comm)
+static const char *intern_comm(struct vm_threads_machine *m, const char *comm)
 {
-	if (!comm || !comm[0] || g_strcmp0(t->comm, comm) == 0)
+	const char *interned = g_hash_table_lookup(m->comms, comm);
+
+	if (!interned) {
+		char *copy = g_strdup(comm);
+
+		g_hash_table_add(m->comms, copy);
+		interned = copy;
+	}
+	return interned;
+}
+
+static void thread_set_comm(struct vm_threads_machine *m, struct guest_thread *t,
+		const char *comm)
+{
+	if (!comm || !comm[0] || strcmp(t->comm, comm) == 0)
 		return;
-	g_free(t->comm);
-	t->comm = g_strdup(comm);
+	t->comm = intern_comm(m, comm);
 }
 
 static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t tid)
 {
-	struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &cpu);
+	struct cpu_slot *slot = cpu_find(m, cpu);
 
 	if (!slot) {
 		slot = g_new0(struct cpu_slot, 1);
 		slot->cpu = cpu;
 		g_hash_table_insert(m->cpus, &slot->cpu, slot);
+		m->cpu_cache[(uint64_t) cpu % CPU_CACHE_SIZE] = slot;
 	}
 	slot->tid = tid;
 }
@@ -236,7 +275,7 @@ static void put_off_cpu(struct vm_threads_machine *m, struct guest_thread *t,
 /* The CPU ran another thread than the one switched out: events were lost. */
 static void check_switched_out(struct vm_threads_machine *m, const struct vm_event *ev)
 {
-	struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &ev->cpu);
+	struct cpu_slot *slot = cpu_find(m, ev->cpu);
 	int64_t prev_tid = ev->u.sched_switch.prev_tid;
 	struct guest_thread *t;
 
@@ -259,7 +298,7 @@ static void switch_out(struct vm_threads_machine *m, const struct vm_event *ev)
 	if (ev->u.sched_switch.prev_tid <= 0)
 		return;
 	t = thread_get(m, ev->u.sched_switch.prev_tid);
-	thread_set_comm(t, ev->u.sched_switch.prev_comm);
+	thread_set_comm(m, t, ev->u.sched_switch.prev_comm);
 	t->appeared = true;
 	put_off_cpu(m, t, vm_prev_state_is_runnable(ev->u.sched_switch.prev_state), ev->ts);
 }
@@ -275,7 +314,7 @@ static void switch_in(struct vm_threads_machine *m, const struct vm_event *ev)
 	}
 	t = thread_live(m, tid, ev->ts);
 	cpu_set_current(m, ev->cpu, tid);
-	thread_set_comm(t, ev->u.sched_switch.next_comm);
+	thread_set_comm(m, t, ev->u.sched_switch.next_comm);
 	if (t->on_cpu && t->cpu != ev->cpu) {
 		warn(m, "double-run",
 			"thread %" PRId64 " switched in on CPU %" PRId64 " while it runs on "
@@ -309,7 +348,7 @@ static void on_wakeup(struct vm_threads_machine *m, const struct vm_event *ev)
 		return;
 	t = thread_live(m, ev->u.wakeup.tid, ev->ts);
 	if (!t->comm[0])
-		thread_set_comm(t, ev->u.wakeup.comm);
+		thread_set_comm(m, t, ev->u.wakeup.comm);
 	t->appeared = true;
 	if (!t->on_cpu)
 		t->runnable = true;
@@ -321,12 +360,12 @@ static void on_fork(struct vm_threads_machine *m, const struct vm_event *ev)
 	struct guest_thread *child;
 
 	if (ev->u.fork.parent_tid > 0)
-		thread_set_comm(thread_get(m, ev->u.fork.parent_tid), ev->u.fork.parent_comm);
+		thread_set_comm(m, thread_get(m, ev->u.fork.parent_tid), ev->u.fork.parent_comm);
 	if (ev->u.fork.child_tid <= 0)
 		return;
 	/* A new thread, whatever the tid named before. */
 	child = thread_replace(m, ev->u.fork.child_tid, ev->ts);
-	thread_set_comm(child, ev->u.fork.child_comm);
+	thread_set_comm(m, child, ev->u.fork.child_comm);
 }
 
 static void on_exit_or_free(struct vm_threads_machine *m, const struct vm_event *ev)
@@ -335,7 +374,7 @@ static void on_exit_or_free(struct vm_threads_machine *m, const struct vm_event 
 
 	if (!t)
 		return;
-	thread_set_comm(t, ev->u.exit.comm);
+	thread_set_comm(m, t, ev->u.exit.comm);
 	t->exited = true;
 }
 
@@ -343,7 +382,7 @@ static void on_statedump(struct vm_threads_machine *m, const struct vm_event *ev
 {
 	if (ev->u.statedump.tid <= 0)
 		return;
-	thread_set_comm(thread_get(m, ev->u.statedump.tid), ev->u.statedump.name);
+	thread_set_comm(m, thread_get(m, ev->u.statedump.tid), ev->u.statedump.name);
 }
 
 /* Whether a field the state machine needs is absent from the event. */
@@ -400,7 +439,7 @@ void vm_threads_machine_feed(struct vm_threads_machine *m, const struct vm_event
 void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
 		int64_t vcpu)
 {
-	struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &vcpu);
+	struct cpu_slot *slot = cpu_find(m, vcpu);
 	struct guest_thread *t;
 
 	if (!slot || slot->tid <= 0)
@@ -414,6 +453,8 @@ void vm_threads_machine_forget(struct vm_threads_machine *m)
 {
 	g_hash_table_remove_all(m->threads);
 	g_hash_table_remove_all(m->cpus);
+	memset(m->cpu_cache, 0, sizeof(m->cpu_cache));
+	g_hash_table_remove_all(m->comms);
 }
 
 static gint compare_tids(gconstpointer a, gconstpointer b)

@@ -15,7 +15,7 @@ static void emit_held(struct vm_threads_thread_track *track,
 		return;
 	emit(&track->held, track->held_begin, track->held_end,
 		track->held_comm ? track->held_comm : "", data);
-	g_clear_pointer(&track->held_comm, g_free);
+	track->held_comm = NULL;
 	track->held_valid = false;
 }
 
@@ -27,7 +27,7 @@ static void close_open(struct vm_threads_thread_track *track, int64_t ts,
 	track->open_valid = false;
 	if (ts <= track->open_begin) {
 		/* Nothing happened in that state: forget it. */
-		g_clear_pointer(&track->open_comm, g_free);
+		track->open_comm = NULL;
 		return;
 	}
 	emit_held(track, emit, data);
@@ -58,7 +58,7 @@ void vm_threads_track_set(struct vm_threads_thread_track *track, int64_t ts,
 	}
 	track->open = *key;
 	track->open_begin = ts;
-	track->open_comm = g_strdup(comm);
+	track->open_comm = comm;
 }
 
 void vm_threads_track_end(struct vm_threads_thread_track *track, int64_t ts,

@@ -24,20 +24,24 @@ struct vm_threads_thread_track {
 	bool open_valid;
 	struct vm_threads_thread_key open;
 	int64_t open_begin;
-	char *open_comm;
+	const char *open_comm;  /* not owned: see vm_threads_track_set() */
 
 	bool held_valid;
 	struct vm_threads_thread_key held;
 	int64_t held_begin;
 	int64_t held_end;
-	char *held_comm;
+	const char *held_comm;
 };
 
 /* An interval that ended and will not change any more. */
 typedef void (*vm_threads_track_emit_cb)(const struct vm_threads_thread_key *key,
 		int64_t begin, int64_t end, const char *comm, void *data);
 
-/* The thread is in `key` from `ts` on; `comm` is its name at `ts`. */
+/*
+ * The thread is in `key` from `ts` on; `comm` is its name at `ts`. The track
+ * keeps the pointer, not a copy: `comm` must live as long as the track (an
+ * interned name).
+ */
 void vm_threads_track_set(struct vm_threads_thread_track *track, int64_t ts,
 		const struct vm_threads_thread_key *key, const char *comm,
 		vm_threads_track_emit_cb emit, void *data);

@@ -1,5 +1,6 @@
 #include <glib.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "threads/exit-stats.h"
 #include "threads/guest-threads.h"
@@ -21,6 +22,10 @@ struct cpu_isa {
 	int isa;
 };
 
+/* Direct-mapped caches in front of the per-event lookups. */
+#define ISA_CACHE_SIZE 64
+#define GUEST_CACHE_SIZE 4
+
 struct vm_threads {
 	struct vm_threads_callbacks cb;
 	GPtrArray *machines;        /* index -> struct machine_slot, NULL holes */
@@ -28,6 +33,11 @@ struct vm_threads {
 	struct vm_threads_exit_stats *exits;
 	struct vm_threads_vcpus *vcpus;
 	GHashTable *exit_isa;       /* host CPU -> struct cpu_isa */
+	/* entries of `exit_isa` (never removed), by host CPU modulo the size */
+	struct cpu_isa *isa_cache[ISA_CACHE_SIZE];
+	/* machines lately named by vm:vcpu_state (slots are never removed) */
+	struct machine_slot *guest_cache[GUEST_CACHE_SIZE];
+	unsigned int guest_cache_next;
 	struct vm_threads_warn_once *warned;
 	/* VM names of vm:vcpu_state events that named no machine when seen */
 	GHashTable *unmatched_vms;
@@ -184,6 +194,8 @@ void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
 	g_ptr_array_index(threads->machines, index) = slot;
 	g_hash_table_insert(threads->machine_by_name,
 		(gpointer) vm_threads_machine_name(slot->threads), slot);
+	/* The name may now stand for this machine: forget what was cached. */
+	memset(threads->guest_cache, 0, sizeof(threads->guest_cache));
 	if (role == VM_THREADS_ROLE_HOST) {
 		threads->host_seen = true;
 		become_host(slot);
@@ -204,17 +216,32 @@ static struct machine_slot *machine_slot(struct vm_threads *threads, unsigned in
 	return g_ptr_array_index(threads->machines, index);
 }
 
+static struct cpu_isa *cpu_isa_find(struct vm_threads *threads, int64_t cpu)
+{
+	struct cpu_isa **cached = &threads->isa_cache[(uint64_t) cpu % ISA_CACHE_SIZE];
+
+	if (!*cached || (*cached)->cpu != cpu) {
+		struct cpu_isa *entry = g_hash_table_lookup(threads->exit_isa, &cpu);
+
+		if (!entry)
+			return NULL;
+		*cached = entry;
+	}
+	return *cached;
+}
+
 static void remember_exit_isa(struct vm_threads *threads, const struct vm_event *ev)
 {
 	struct cpu_isa *entry;
 
 	if (ev->cpu == VM_FIELD_MISSING)
 		return;
-	entry = g_hash_table_lookup(threads->exit_isa, &ev->cpu);
+	entry = cpu_isa_find(threads, ev->cpu);
 	if (!entry) {
 		entry = g_new0(struct cpu_isa, 1);
 		entry->cpu = ev->cpu;
 		g_hash_table_insert(threads->exit_isa, &entry->cpu, entry);
+		threads->isa_cache[(uint64_t) entry->cpu % ISA_CACHE_SIZE] = entry;
 	}
 	/* SPEC: VMX when the isa field is absent. */
 	entry->isa = ev->u.kvm_exit.isa == VM_FIELD_MISSING ? 1 : (int) ev->u.kvm_exit.isa;
@@ -222,9 +249,27 @@ static void remember_exit_isa(struct vm_threads *threads, const struct vm_event 
 
 static int exit_isa_on(struct vm_threads *threads, int64_t pcpu)
 {
-	struct cpu_isa *entry = g_hash_table_lookup(threads->exit_isa, &pcpu);
+	struct cpu_isa *entry = cpu_isa_find(threads, pcpu);
 
 	return entry ? entry->isa : 1;
+}
+
+/* The machine named `vm`, or NULL. */
+static struct machine_slot *guest_named(struct vm_threads *threads, const char *vm)
+{
+	struct machine_slot *slot;
+
+	for (unsigned int i = 0; i < GUEST_CACHE_SIZE; i++) {
+		slot = threads->guest_cache[i];
+		if (slot && strcmp(vm_threads_machine_name(slot->threads), vm) == 0)
+			return slot;
+	}
+	slot = g_hash_table_lookup(threads->machine_by_name, vm);
+	if (slot) {
+		threads->guest_cache[threads->guest_cache_next] = slot;
+		threads->guest_cache_next = (threads->guest_cache_next + 1) % GUEST_CACHE_SIZE;
+	}
+	return slot;
 }
 
 static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
@@ -257,7 +302,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 		status.pcpu = -1;
 	vm_threads_vcpus_change(threads->vcpus, ev->ts, vm, ev->u.vcpu_state.vcpu, &status,
 		exit_isa_on(threads, status.pcpu));
-	guest = g_hash_table_lookup(threads->machine_by_name, vm);
+	guest = guest_named(threads, vm);
 	if (!guest) {
 		/* Its trace may just not have had an event yet. */
 		if (!g_hash_table_contains(threads->unmatched_vms, vm))

@@ -1,5 +1,6 @@
 #include <glib.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "threads/vcpus.h"
 
@@ -27,12 +28,28 @@ struct vcpu {
 	int exit_isa;
 };
 
+/* Direct-mapped, by vCPU id: most VMs have fewer vCPUs than slots. */
+#define VCPU_CACHE_SIZE 32
+
+/* The vCPUs of one VM. */
+struct vcpu_vm {
+	GHashTable *by_id;  /* vCPU id -> struct vcpu (owned) */
+	struct vcpu *recent[VCPU_CACHE_SIZE];
+};
+
+/* VMs looked up by a scan of `vms` rather than by hashing their name. */
+#define FEW_VMS 8
+
 struct vm_threads_vcpus {
 	vm_threads_vcpu_interval_cb cb;
 	void *data;
 	struct vm_threads_exit_stats *exits;
-	/* VM name -> (vCPU id -> struct vcpu) */
+	/* VM name -> struct vcpu_vm (both owned) */
 	GHashTable *by_vm;
+	/* the first FEW_VMS VMs (not owned), with their names (the keys) */
+	struct vcpu_vm *vms[FEW_VMS];
+	const char *vm_names[FEW_VMS];
+	unsigned int vm_count;
 };
 
 static void vcpu_destroy(gpointer data)
@@ -41,6 +58,14 @@ static void vcpu_destroy(gpointer data)
 
 	g_free(v->vm);
 	g_free(v);
+}
+
+static void vcpu_vm_destroy(gpointer data)
+{
+	struct vcpu_vm *of_vm = data;
+
+	g_hash_table_destroy(of_vm->by_id);
+	g_free(of_vm);
 }
 
 struct vm_threads_vcpus *vm_threads_vcpus_create(vm_threads_vcpu_interval_cb cb,
@@ -52,7 +77,7 @@ struct vm_threads_vcpus *vm_threads_vcpus_create(vm_threads_vcpu_interval_cb cb,
 	vcpus->data = data;
 	vcpus->exits = exits;
 	vcpus->by_vm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-		(GDestroyNotify) g_hash_table_destroy);
+		vcpu_vm_destroy);
 	return vcpus;
 }
 
@@ -69,24 +94,58 @@ static const struct vm_threads_vcpu_status unknown_status = {
 	.isa = 0,
 };
 
+static struct vcpu_vm *vm_find(struct vm_threads_vcpus *vcpus, const char *vm)
+{
+	for (unsigned int i = 0; i < vcpus->vm_count; i++) {
+		if (strcmp(vcpus->vm_names[i], vm) == 0)
+			return vcpus->vms[i];
+	}
+	if (vcpus->vm_count < FEW_VMS)
+		return NULL;
+	return g_hash_table_lookup(vcpus->by_vm, vm);
+}
+
+static struct vcpu *vcpu_find(struct vcpu_vm *of_vm, int64_t id)
+{
+	struct vcpu **cached = &of_vm->recent[(uint64_t) id % VCPU_CACHE_SIZE];
+
+	if (!*cached || (*cached)->id != id) {
+		struct vcpu *v = g_hash_table_lookup(of_vm->by_id, &id);
+
+		if (!v)
+			return NULL;
+		*cached = v;
+	}
+	return *cached;
+}
+
 static struct vcpu *vcpu_lookup(struct vm_threads_vcpus *vcpus, const char *vm, int64_t id)
 {
-	GHashTable *of_vm = g_hash_table_lookup(vcpus->by_vm, vm);
+	struct vcpu_vm *of_vm = vm_find(vcpus, vm);
 
-	return of_vm ? g_hash_table_lookup(of_vm, &id) : NULL;
+	return of_vm ? vcpu_find(of_vm, id) : NULL;
 }
 
 static struct vcpu *vcpu_get(struct vm_threads_vcpus *vcpus, const char *vm, int64_t id,
 		int64_t ts)
 {
-	GHashTable *of_vm = g_hash_table_lookup(vcpus->by_vm, vm);
+	struct vcpu_vm *of_vm = vm_find(vcpus, vm);
 	struct vcpu *v;
 
 	if (!of_vm) {
-		of_vm = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, vcpu_destroy);
-		g_hash_table_insert(vcpus->by_vm, g_strdup(vm), of_vm);
+		char *name = g_strdup(vm);
+
+		of_vm = g_new0(struct vcpu_vm, 1);
+		of_vm->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
+			vcpu_destroy);
+		g_hash_table_insert(vcpus->by_vm, name, of_vm);
+		if (vcpus->vm_count < FEW_VMS) {
+			vcpus->vms[vcpus->vm_count] = of_vm;
+			vcpus->vm_names[vcpus->vm_count] = name;
+			vcpus->vm_count++;
+		}
 	}
-	v = g_hash_table_lookup(of_vm, &id);
+	v = vcpu_find(of_vm, id);
 	if (v)
 		return v;
 	v = g_new0(struct vcpu, 1);
@@ -94,7 +153,7 @@ static struct vcpu *vcpu_get(struct vm_threads_vcpus *vcpus, const char *vm, int
 	v->id = id;
 	v->current = unknown_status;
 	v->since = ts;
-	g_hash_table_insert(of_vm, &v->id, v);
+	g_hash_table_insert(of_vm->by_id, &v->id, v);
 	return v;
 }
 
@@ -213,7 +272,7 @@ void vm_threads_vcpus_finish(struct vm_threads_vcpus *vcpus, int64_t end_ts)
 		GHashTableIter iter;
 		gpointer value;
 
-		g_hash_table_iter_init(&iter, of_vm);
+		g_hash_table_iter_init(&iter, ((struct vcpu_vm *) of_vm)->by_id);
 		while (g_hash_table_iter_next(&iter, NULL, &value)) {
 			struct vcpu *v = value;
 

@@ -9,6 +9,7 @@
  */
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "vcpu/tracker-private.h"
 #include "model/int64-key.h"
@@ -20,9 +21,29 @@ void held_input_free(struct held_input *input)
 	g_free(input);
 }
 
+struct held_input *held_input_new(struct vm_vcpu_tracker *tracker)
+{
+	struct held_input *input;
+
+	if (tracker->spare_count == 0)
+		return g_new0(struct held_input, 1);
+	input = tracker->spare[--tracker->spare_count];
+	memset(input, 0, sizeof(*input));
+	return input;
+}
+
+void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input)
+{
+	if (input->changes || tracker->spare_count == SPARE_INPUTS) {
+		held_input_free(input);
+		return;
+	}
+	tracker->spare[tracker->spare_count++] = input;
+}
+
 bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq)
 {
-	const struct held_input *head = g_queue_peek_head(tracker->held);
+	const struct held_input *head = held_ring_peek(&tracker->held);
 
 	return head && seq >= head->seq;
 }
@@ -87,14 +108,18 @@ static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
 	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		const struct machine_cpu *cpu = key;
-		const struct vcpu_thread *thread = vm_int64_table_lookup(
-			tracker->threads, cpu->current_tid);
+		const struct vcpu_thread *thread;
 
+		/* The cheap tests first: the thread lookup is the costly one. */
 		if (!lookahead_holds(tracker, cpu->switch_in_seq) ||
-				(thread && !thread->ended) ||
 				(host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
 				tracker->newest_ts - cpu->switch_in_ts >
 					tracker->limits.switch_in_grace_ns) {
+			g_hash_table_iter_remove(&iter);
+			continue;
+		}
+		thread = vcpu_thread_find(tracker, cpu->current_tid);
+		if (thread && !thread->ended) {
 			g_hash_table_iter_remove(&iter);
 			continue;
 		}
@@ -135,9 +160,9 @@ static uint64_t hold_barrier(struct vm_vcpu_tracker *tracker)
 
 static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
 {
-	const struct held_input *head = g_queue_peek_head(tracker->held);
+	const struct held_input *head = held_ring_peek(&tracker->held);
 
-	if (g_queue_get_length(tracker->held) > tracker->limits.max_events)
+	if (held_ring_length(&tracker->held) > tracker->limits.max_events)
 		return true;
 	return head->ts != INT64_MIN &&
 		tracker->newest_ts - head->ts > tracker->limits.window_ns;
@@ -233,14 +258,14 @@ static void give_up(struct vm_vcpu_tracker *tracker)
 
 static void release_head(struct vm_vcpu_tracker *tracker)
 {
-	struct held_input *input = g_queue_pop_head(tracker->held);
+	struct held_input *input = held_ring_pop(&tracker->held);
 	guint i;
 
 	tracker->callbacks.release(tracker->user, input->cookie);
 	for (i = 0; input->changes && i < input->changes->len; i++)
 		report_change(tracker, input->ts, &g_array_index(input->changes,
 			struct pending_change, i));
-	held_input_free(input);
+	held_input_release(tracker, input);
 }
 
 void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
@@ -255,8 +280,8 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 		report_no_host(tracker, "within the look-ahead window");
 	}
 	barrier = everything ? UINT64_MAX : hold_barrier(tracker);
-	while (!g_queue_is_empty(tracker->held)) {
-		const struct held_input *head = g_queue_peek_head(tracker->held);
+	while (held_ring_length(&tracker->held) > 0) {
+		const struct held_input *head = held_ring_peek(&tracker->held);
 
 		if (head->seq >= barrier) {
 			if (!limit_exceeded(tracker))

@@ -97,7 +97,7 @@ static bool claim(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread,
 			"re-created): the new thread is followed.",
 			change->vcpu_id, name, owner, thread->tid);
 		g_free(name);
-		previous = vm_int64_table_lookup(tracker->threads, owner);
+		previous = vcpu_thread_find(tracker, owner);
 		if (previous)
 			previous->reported = false;
 	}
@@ -135,8 +135,7 @@ static int64_t vm_of_change(struct vm_vcpu_tracker *tracker,
 void report_change(struct vm_vcpu_tracker *tracker, int64_t ts,
 		const struct pending_change *recorded)
 {
-	struct vcpu_thread *thread = vm_int64_table_lookup(tracker->threads,
-		recorded->tid);
+	struct vcpu_thread *thread = vcpu_thread_find(tracker, recorded->tid);
 	struct pending_change resolved = *recorded;
 	const struct pending_change *change = &resolved;
 	int64_t vm;

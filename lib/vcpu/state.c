@@ -39,10 +39,28 @@ static struct machine_cpu *get_cpu(struct vm_vcpu_tracker *tracker,
 	return cpu;
 }
 
+static struct thread_cache_entry *thread_cache_slot(struct vm_vcpu_tracker *tracker,
+		int64_t tid)
+{
+	return &tracker->thread_cache[(uint64_t) tid % THREAD_CACHE_SIZE];
+}
+
+struct vcpu_thread *vcpu_thread_find(struct vm_vcpu_tracker *tracker, int64_t tid)
+{
+	struct thread_cache_entry *cached = thread_cache_slot(tracker, tid);
+
+	if (!cached->valid || cached->tid != tid) {
+		cached->valid = true;
+		cached->tid = tid;
+		cached->thread = vm_int64_table_lookup(tracker->threads, tid);
+	}
+	return cached->thread;
+}
+
 static struct vcpu_thread *find_thread(struct vm_vcpu_tracker *tracker,
 		int64_t tid)
 {
-	return vm_int64_table_lookup(tracker->threads, tid);
+	return vcpu_thread_find(tracker, tid);
 }
 
 static bool is_host(const struct vm_vcpu_tracker *tracker, unsigned int machine)
@@ -115,6 +133,10 @@ static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
 	thread->pcpu = -1;
 	thread->exit_reason = -1;
 	vm_int64_table_insert(tracker->threads, tid, thread);
+	/* The cache may hold the miss this insertion answers. */
+	*thread_cache_slot(tracker, tid) = (struct thread_cache_entry) {
+		.valid = true, .tid = tid, .thread = thread,
+	};
 	await_vm(tracker, thread);
 	return thread;
 }

@@ -77,14 +77,78 @@ struct vcpu_thread {
 	enum vm_vcpu_mode reported_mode;
 };
 
+/*
+ * The look-ahead queue: a growable ring of pointers, so that holding an
+ * input allocates no list node.
+ */
+struct held_ring {
+	struct held_input **items;
+	size_t cap;   /* a power of two, or 0 */
+	size_t head;  /* index of the oldest */
+	size_t len;
+};
+
+static inline size_t held_ring_length(const struct held_ring *ring)
+{
+	return ring->len;
+}
+
+/* The oldest input, or NULL. */
+static inline struct held_input *held_ring_peek(const struct held_ring *ring)
+{
+	return ring->len ? ring->items[ring->head] : NULL;
+}
+
+/* Removes and returns the oldest input, or NULL. */
+static inline struct held_input *held_ring_pop(struct held_ring *ring)
+{
+	struct held_input *input;
+
+	if (!ring->len)
+		return NULL;
+	input = ring->items[ring->head];
+	ring->head = (ring->head + 1) & (ring->cap - 1);
+	ring->len--;
+	return input;
+}
+
+static inline void held_ring_push(struct held_ring *ring, struct held_input *input)
+{
+	if (ring->len == ring->cap) {
+		size_t cap = ring->cap ? ring->cap * 2 : 64;
+		struct held_input **items = g_new(struct held_input *, cap);
+
+		for (size_t i = 0; i < ring->len; i++)
+			items[i] = ring->items[(ring->head + i) & (ring->cap - 1)];
+		g_free(ring->items);
+		ring->items = items;
+		ring->cap = cap;
+		ring->head = 0;
+	}
+	ring->items[(ring->head + ring->len) & (ring->cap - 1)] = input;
+	ring->len++;
+}
+
+/* Slots of the tracker's thread lookup cache. */
+#define THREAD_CACHE_SIZE 256
+
+struct thread_cache_entry {
+	bool valid;
+	int64_t tid;
+	struct vcpu_thread *thread;  /* NULL: not a vCPU thread */
+};
+
+/* Released inputs kept for reuse by a tracker. */
+#define SPARE_INPUTS 64
+
 struct vm_vcpu_tracker {
 	struct vm_model *model;
 	struct vm_vcpu_limits limits;
 	struct vm_vcpu_callbacks callbacks;
 	void *user;
 
-	/* struct held_input *, oldest first. */
-	GQueue *held;
+	/* oldest first */
+	struct held_ring held;
 	uint64_t next_seq;
 	int64_t newest_ts;
 
@@ -92,8 +156,13 @@ struct vm_vcpu_tracker {
 	GHashTable *cpus;
 	uint64_t parked_count;
 
-	/* host tid -> struct vcpu_thread */
+	/* host tid -> struct vcpu_thread (never removed) */
 	GHashTable *threads;
+	/*
+	 * Answers of `threads` by tid modulo the size, misses included: most
+	 * threads looked up are not vCPU threads. Kept exact by new_thread().
+	 */
+	struct thread_cache_entry thread_cache[THREAD_CACHE_SIZE];
 	/*
 	 * vCPU threads whose VM is not known yet, or only guessed:
 	 * tid -> struct vcpu_thread
@@ -114,6 +183,12 @@ struct vm_vcpu_tracker {
 	bool no_host_reported;
 	/* vm_int64_pair(kind, machine) set of the warnings given. */
 	GHashTable *warned;
+	/*
+	 * Released inputs kept for reuse (at most SPARE_INPUTS), so that
+	 * holding an input costs no allocation in the steady state.
+	 */
+	struct held_input *spare[SPARE_INPUTS];
+	unsigned int spare_count;
 };
 
 /* warn.c */
@@ -127,8 +202,14 @@ void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything);
 bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq);
 void held_input_free(struct held_input *input);
+/* A zeroed input, reused if one is spare. */
+struct held_input *held_input_new(struct vm_vcpu_tracker *tracker);
+/* Frees `input`, or keeps it for held_input_new(). */
+void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input);
 
 /* state.c */
+/* The vCPU thread of host thread `tid`, or NULL. */
+struct vcpu_thread *vcpu_thread_find(struct vm_vcpu_tracker *tracker, int64_t tid);
 void state_process(struct vm_vcpu_tracker *tracker, struct held_input *input);
 /* Processes the inputs parked on `cpu` without knowing their thread. */
 void state_drop_parked(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu);

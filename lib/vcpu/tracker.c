@@ -35,7 +35,6 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 		tracker->limits = *limits;
 	tracker->callbacks = *callbacks;
 	tracker->user = user;
-	tracker->held = g_queue_new();
 	tracker->newest_ts = INT64_MIN;
 	tracker->first_ts = INT64_MIN;
 	tracker->cpus = vm_int64_table_new(machine_cpu_free);
@@ -55,12 +54,14 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 
 	if (!tracker)
 		return;
-	while ((input = g_queue_pop_head(tracker->held))) {
+	while ((input = held_ring_pop(&tracker->held))) {
 		if (discard)
 			discard(input->cookie);
 		held_input_free(input);
 	}
-	g_queue_free(tracker->held);
+	g_free(tracker->held.items);
+	while (tracker->spare_count > 0)
+		held_input_free(tracker->spare[--tracker->spare_count]);
 	g_hash_table_destroy(tracker->recent_switch_ins);
 	g_hash_table_destroy(tracker->cpus);
 	g_hash_table_destroy(tracker->unmapped);
@@ -113,7 +114,7 @@ static void copy_event(struct vm_event *copy, const struct vm_event *event)
 static struct held_input *hold(struct vm_vcpu_tracker *tracker,
 		const struct vm_event *event, void *cookie)
 {
-	struct held_input *input = g_new0(struct held_input, 1);
+	struct held_input *input = held_input_new(tracker);
 
 	input->seq = tracker->next_seq++;
 	input->cookie = cookie;
@@ -127,7 +128,7 @@ static struct held_input *hold(struct vm_vcpu_tracker *tracker,
 		input->has_event = true;
 		copy_event(&input->event, event);
 	}
-	g_queue_push_tail(tracker->held, input);
+	held_ring_push(&tracker->held, input);
 	return input;
 }
 
@@ -152,5 +153,5 @@ void vm_vcpu_tracker_flush(struct vm_vcpu_tracker *tracker)
 
 uint64_t vm_vcpu_tracker_held(const struct vm_vcpu_tracker *tracker)
 {
-	return g_queue_get_length(tracker->held);
+	return held_ring_length(&tracker->held);
 }

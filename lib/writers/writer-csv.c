@@ -17,86 +17,198 @@ static const char *const csv_headers[] = {
  * quoted too because many CSV readers trim unquoted ones. */
 static bool csv_needs_quotes(const char *s)
 {
-	size_t len = strlen(s);
+	const char *p = s;
 
-	if (strpbrk(s, ",\"\r\n"))
+	if (*s == ' ')
 		return true;
-	return len > 0 && (s[0] == ' ' || s[len - 1] == ' ');
+	for (; *p; p++) {
+		if (*p == ',' || *p == '"' || *p == '\r' || *p == '\n')
+			return true;
+	}
+	return p > s && p[-1] == ' ';
 }
 
-static void csv_write_text(FILE *out, const char *s)
+/*
+ * A row is built in memory and written with one call: per-character stdio
+ * calls each take the stream's lock. Longer rows go out in pieces.
+ */
+struct csv_row {
+	FILE *out;
+	size_t len;
+	char buf[512];
+};
+
+static void row_flush(struct csv_row *row)
+{
+	fwrite(row->buf, 1, row->len, row->out);
+	row->len = 0;
+}
+
+static void row_put(struct csv_row *row, const char *s, size_t n)
+{
+	if (n > sizeof(row->buf) - row->len) {
+		row_flush(row);
+		if (n > sizeof(row->buf)) {
+			fwrite(s, 1, n, row->out);
+			return;
+		}
+	}
+	memcpy(row->buf + row->len, s, n);
+	row->len += n;
+}
+
+static void row_putc(struct csv_row *row, char c)
+{
+	if (row->len == sizeof(row->buf))
+		row_flush(row);
+	row->buf[row->len++] = c;
+}
+
+static void row_end(struct csv_row *row)
+{
+	row_putc(row, '\n');
+	row_flush(row);
+}
+
+static void csv_write_text(struct csv_row *row, const char *s)
 {
 	if (!s)
 		s = "";
 	if (!csv_needs_quotes(s)) {
-		fputs(s, out);
+		row_put(row, s, strlen(s));
 		return;
 	}
-	fputc('"', out);
+	row_putc(row, '"');
 	for (; *s; s++) {
 		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
+			row_putc(row, '"');
+		row_putc(row, *s);
 	}
-	fputc('"', out);
+	row_putc(row, '"');
+}
+
+/*
+ * Decimal, as "%" PRIu64 writes it, without the printf machinery: rows are
+ * mostly numbers and there is one per interval.
+ */
+static void csv_write_uint(struct csv_row *row, uint64_t value, bool negative)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char buf[24];
+	char *p = buf + sizeof(buf);
+
+	/* Two digits per division: nanosecond times have some twenty. */
+	while (value >= 100) {
+		const char *pair = &pairs[(value % 100) * 2];
+
+		value /= 100;
+		*--p = pair[1];
+		*--p = pair[0];
+	}
+	if (value >= 10) {
+		*--p = pairs[value * 2 + 1];
+		*--p = pairs[value * 2];
+	} else {
+		*--p = (char) ('0' + value);
+	}
+	if (negative)
+		*--p = '-';
+	row_put(row, p, (size_t) (buf + sizeof(buf) - p));
+}
+
+/* As "%" PRId64 writes it. */
+static void csv_write_int(struct csv_row *row, int64_t value)
+{
+	csv_write_uint(row, value < 0 ? -(uint64_t) value : (uint64_t) value, value < 0);
 }
 
 /* -1 is "not applicable": an empty cell. */
-static void csv_write_optional_int(FILE *out, int64_t value)
+static void csv_write_optional_int(struct csv_row *row, int64_t value)
 {
 	if (value != -1)
-		fprintf(out, "%" PRId64, value);
+		csv_write_int(row, value);
 }
 
 static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
-	csv_write_text(w->out, iv->machine);
-	fprintf(w->out, ",%" PRId64 ",", iv->tid);
-	csv_write_text(w->out, iv->comm);
-	fputc(',', w->out);
-	csv_write_text(w->out, iv->state);
-	fprintf(w->out, ",%" PRId64 ",%" PRId64 ",", iv->begin_ns, iv->end_ns);
-	csv_write_optional_int(w->out, iv->vcpu);
-	fputc(',', w->out);
-	csv_write_optional_int(w->out, iv->reason);
-	fputc('\n', w->out);
+	struct csv_row row = { .out = w->out };
+
+	csv_write_text(&row, iv->machine);
+	row_putc(&row, ',');
+	csv_write_int(&row, iv->tid);
+	row_putc(&row, ',');
+	csv_write_text(&row, iv->comm);
+	row_putc(&row, ',');
+	csv_write_text(&row, iv->state);
+	row_putc(&row, ',');
+	csv_write_int(&row, iv->begin_ns);
+	row_putc(&row, ',');
+	csv_write_int(&row, iv->end_ns);
+	row_putc(&row, ',');
+	csv_write_optional_int(&row, iv->vcpu);
+	row_putc(&row, ',');
+	csv_write_optional_int(&row, iv->reason);
+	row_end(&row);
 }
 
 static void csv_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
 {
-	csv_write_text(w->out, iv->machine);
-	fprintf(w->out, ",%" PRId64 ",", iv->vcpu);
-	csv_write_text(w->out, iv->mode);
-	fprintf(w->out, ",%" PRId64 ",%" PRId64 ",", iv->begin_ns, iv->end_ns);
-	csv_write_optional_int(w->out, iv->host_tid);
-	fputc(',', w->out);
-	csv_write_optional_int(w->out, iv->pcpu);
-	fputc(',', w->out);
-	csv_write_optional_int(w->out, iv->reason);
-	fputc('\n', w->out);
+	struct csv_row row = { .out = w->out };
+
+	csv_write_text(&row, iv->machine);
+	row_putc(&row, ',');
+	csv_write_int(&row, iv->vcpu);
+	row_putc(&row, ',');
+	csv_write_text(&row, iv->mode);
+	row_putc(&row, ',');
+	csv_write_int(&row, iv->begin_ns);
+	row_putc(&row, ',');
+	csv_write_int(&row, iv->end_ns);
+	row_putc(&row, ',');
+	csv_write_optional_int(&row, iv->host_tid);
+	row_putc(&row, ',');
+	csv_write_optional_int(&row, iv->pcpu);
+	row_putc(&row, ',');
+	csv_write_optional_int(&row, iv->reason);
+	row_end(&row);
 }
 
 /* The exit's name, else its number (SPEC), empty when there is no reason. */
-static void csv_write_exit_name(FILE *out, const struct vm_exit_stat *st)
+static void csv_write_exit_name(struct csv_row *row, const struct vm_exit_stat *st)
 {
 	const char *name = vm_exit_reason_name(st->isa, st->reason);
 
 	if (name)
-		csv_write_text(out, name);
+		csv_write_text(row, name);
 	else
-		csv_write_optional_int(out, st->reason);
+		csv_write_optional_int(row, st->reason);
 }
 
 static void csv_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 {
-	csv_write_text(w->out, st->machine);
-	fprintf(w->out, ",%" PRId64 ",", st->vcpu);
-	csv_write_optional_int(w->out, st->reason);
-	fputc(',', w->out);
-	csv_write_exit_name(w->out, st);
-	fprintf(w->out, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
-		st->count, st->total_ns, st->min_ns, st->max_ns,
-		vm_exit_stat_mean_ns(st));
+	struct csv_row row = { .out = w->out };
+
+	csv_write_text(&row, st->machine);
+	row_putc(&row, ',');
+	csv_write_int(&row, st->vcpu);
+	row_putc(&row, ',');
+	csv_write_optional_int(&row, st->reason);
+	row_putc(&row, ',');
+	csv_write_exit_name(&row, st);
+	row_putc(&row, ',');
+	csv_write_uint(&row, st->count, false);
+	row_putc(&row, ',');
+	csv_write_int(&row, st->total_ns);
+	row_putc(&row, ',');
+	csv_write_int(&row, st->min_ns);
+	row_putc(&row, ',');
+	csv_write_int(&row, st->max_ns);
+	row_putc(&row, ',');
+	csv_write_int(&row, vm_exit_stat_mean_ns(st));
+	row_end(&row);
 }
 
 /* Rows are written as they come: nothing is pending at the end. */

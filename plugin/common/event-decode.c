@@ -8,6 +8,7 @@
  * a one-entry cache in front of the hash table saves most lookups.
  */
 
+#include <stdint.h>
 #include <string.h>
 #include <glib.h>
 
@@ -27,11 +28,21 @@ struct class_info {
 	uint64_t cpu_id_member;
 };
 
+#define CLASS_CACHE_SIZE 256
+
 struct event_decoder {
 	/* const bt_event_class * (one reference held) -> struct class_info * */
 	GHashTable *classes;
-	const bt_event_class *last_class;
-	const struct class_info *last_info;
+	/*
+	 * Direct-mapped cache in front of `classes`: the merged streams of
+	 * several traces interleave a handful of event classes, which a
+	 * one-entry cache keeps missing. The table holds a reference on each
+	 * class, so a cached address cannot name another class later.
+	 */
+	struct {
+		const bt_event_class *event_class;
+		const struct class_info *info;
+	} cache[CLASS_CACHE_SIZE];
 };
 
 struct kind_name {
@@ -193,18 +204,21 @@ void event_decoder_destroy(struct event_decoder *decoder)
 static const struct class_info *lookup_class(struct event_decoder *decoder,
 		const bt_event_class *event_class)
 {
+	/* Fibonacci hashing: objects of one kind lie at regular strides. */
+	size_t slot = (size_t) (((uint64_t) (uintptr_t) event_class *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % CLASS_CACHE_SIZE;
 	struct class_info *info;
 
-	if (event_class == decoder->last_class)
-		return decoder->last_info;
+	if (decoder->cache[slot].event_class == event_class)
+		return decoder->cache[slot].info;
 	info = g_hash_table_lookup(decoder->classes, event_class);
 	if (!info) {
 		info = class_info_create(event_class);
 		bt_event_class_get_ref(event_class);
 		g_hash_table_insert(decoder->classes, (gpointer) event_class, info);
 	}
-	decoder->last_class = event_class;
-	decoder->last_info = info;
+	decoder->cache[slot].event_class = event_class;
+	decoder->cache[slot].info = info;
 	return info;
 }
 

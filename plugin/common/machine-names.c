@@ -2,6 +2,7 @@
  * Machines in order of first sight: see machine-names.h.
  */
 
+#include <stdint.h>
 #include <string.h>
 #include <glib.h>
 
@@ -12,6 +13,8 @@ struct machine_entry {
 	char *name;
 };
 
+#define TRACE_CACHE_SIZE 16
+
 struct machine_names {
 	/* struct machine_entry * (owned), by index. */
 	GPtrArray *machines;
@@ -21,9 +24,15 @@ struct machine_names {
 	GHashTable *hostname_uses;
 	/* const bt_trace * (one reference held) -> struct machine_entry *. */
 	GHashTable *by_trace;
-	/* Cache of the last lookup: most messages come in runs of one trace. */
-	const bt_trace *last_trace;
-	struct machine_entry *last_machine;
+	/*
+	 * Direct-mapped cache in front of `by_trace`: merged messages of a few
+	 * traces interleave, which a one-entry cache keeps missing. Each trace
+	 * has a reference held, so a cached address cannot name another one.
+	 */
+	struct {
+		const bt_trace *trace;
+		struct machine_entry *machine;
+	} cache[TRACE_CACHE_SIZE];
 };
 
 static void machine_entry_destroy(gpointer data)
@@ -153,19 +162,22 @@ struct machine_name_info machine_names_of_stream(struct machine_names *names,
 		const bt_stream *stream, bool *is_new)
 {
 	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	/* Fibonacci hashing: objects of one kind lie at regular strides. */
+	size_t slot = (size_t) (((uint64_t) (uintptr_t) trace *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % TRACE_CACHE_SIZE;
 	struct machine_entry *machine;
 
 	*is_new = false;
-	if (trace == names->last_trace)
-		return names->last_machine->info;
+	if (trace == names->cache[slot].trace)
+		return names->cache[slot].machine->info;
 	machine = g_hash_table_lookup(names->by_trace, trace);
 	if (!machine) {
 		machine = machine_of_new_trace(names, stream, is_new);
 		bt_trace_get_ref(trace);
 		g_hash_table_insert(names->by_trace, (gpointer) trace, machine);
 	}
-	names->last_trace = trace;
-	names->last_machine = machine;
+	names->cache[slot].trace = trace;
+	names->cache[slot].machine = machine;
 	return machine->info;
 }
 
