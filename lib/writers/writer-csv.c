@@ -1,10 +1,10 @@
-/* CSV format (RFC 4180 quoting, LF line ends): one row per record, written
- * at once. */
+/* CSV format (RFC 4180 quoting, LF line ends): one row per record. */
 
 #include <glib.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "writers/out-buffer.h"
 #include "writers/writer-private.h"
 
 static const char *const csv_headers[] = {
@@ -29,76 +29,57 @@ static bool csv_needs_quotes(const char *s)
 }
 
 /*
- * A row is built in memory and written with one call: per-character stdio
- * calls each take the stream's lock. Longer rows go out in pieces.
+ * Rows are formatted straight into a large buffer (out-buffer.h): per-row or
+ * per-character stdio calls each take the stream's lock, and there are
+ * hundreds of thousands of rows.
  */
-struct csv_row {
-	FILE *out;
-	size_t len;
-	char buf[512];
+struct csv_writer {
+	struct vm_writer base;
+	struct vm_out_buffer buf;
 };
 
-static void row_flush(struct csv_row *row)
+static struct vm_out_buffer *csv_buffer(struct vm_writer *w)
 {
-	fwrite(row->buf, 1, row->len, row->out);
-	row->len = 0;
+	return &((struct csv_writer *) w)->buf;
 }
 
-static void row_put(struct csv_row *row, const char *s, size_t n)
-{
-	if (n > sizeof(row->buf) - row->len) {
-		row_flush(row);
-		if (n > sizeof(row->buf)) {
-			fwrite(s, 1, n, row->out);
-			return;
-		}
-	}
-	memcpy(row->buf + row->len, s, n);
-	row->len += n;
-}
-
-static void row_putc(struct csv_row *row, char c)
-{
-	if (row->len == sizeof(row->buf))
-		row_flush(row);
-	row->buf[row->len++] = c;
-}
-
-static void row_end(struct csv_row *row)
-{
-	row_putc(row, '\n');
-	row_flush(row);
-}
-
-static void csv_write_text(struct csv_row *row, const char *s)
+static void csv_write_text(struct vm_out_buffer *row, const char *s)
 {
 	if (!s)
 		s = "";
 	if (!csv_needs_quotes(s)) {
-		row_put(row, s, strlen(s));
+		vm_out_buffer_put(row, s, strlen(s));
 		return;
 	}
-	row_putc(row, '"');
+	vm_out_buffer_putc(row, '"');
 	for (; *s; s++) {
 		if (*s == '"')
-			row_putc(row, '"');
-		row_putc(row, *s);
+			vm_out_buffer_putc(row, '"');
+		vm_out_buffer_putc(row, *s);
 	}
-	row_putc(row, '"');
+	vm_out_buffer_putc(row, '"');
 }
+
+/* "-" and the 20 digits of UINT64_MAX, rounded up. */
+#define DIGITS_MAX 24
 
 /*
  * Decimal, as "%" PRIu64 writes it, without the printf machinery: rows are
  * mostly numbers and there is one per interval.
  */
-static void csv_write_uint(struct csv_row *row, uint64_t value, bool negative)
+static void csv_write_uint(struct vm_out_buffer *row, uint64_t value, bool negative)
 {
 	static const char pairs[] =
 		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 		"8081828384858687888990919293949596979899";
-	char buf[24];
-	char *p = buf + sizeof(buf);
+	/*
+	 * The digits end in the middle of `buf` so that the fixed-size copy
+	 * below, which the compiler inlines, never reads past its end.
+	 */
+	char buf[2 * DIGITS_MAX];
+	char *p = buf + DIGITS_MAX;
+	char *dest = vm_out_buffer_reserve(row, DIGITS_MAX);
 
 	/* Two digits per division: nanosecond times have some twenty. */
 	while (value >= 100) {
@@ -116,17 +97,20 @@ static void csv_write_uint(struct csv_row *row, uint64_t value, bool negative)
 	}
 	if (negative)
 		*--p = '-';
-	row_put(row, p, (size_t) (buf + sizeof(buf) - p));
+	/* Copies some bytes of garbage after the number: the next write
+	 * overwrites them. */
+	memcpy(dest, p, DIGITS_MAX);
+	row->len += (size_t) (buf + DIGITS_MAX - p);
 }
 
 /* As "%" PRId64 writes it. */
-static void csv_write_int(struct csv_row *row, int64_t value)
+static void csv_write_int(struct vm_out_buffer *row, int64_t value)
 {
 	csv_write_uint(row, value < 0 ? -(uint64_t) value : (uint64_t) value, value < 0);
 }
 
 /* -1 is "not applicable": an empty cell. */
-static void csv_write_optional_int(struct csv_row *row, int64_t value)
+static void csv_write_optional_int(struct vm_out_buffer *row, int64_t value)
 {
 	if (value != -1)
 		csv_write_int(row, value);
@@ -134,50 +118,50 @@ static void csv_write_optional_int(struct csv_row *row, int64_t value)
 
 static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
-	struct csv_row row = { .out = w->out };
+	struct vm_out_buffer *row = csv_buffer(w);
 
-	csv_write_text(&row, iv->machine);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->tid);
-	row_putc(&row, ',');
-	csv_write_text(&row, iv->comm);
-	row_putc(&row, ',');
-	csv_write_text(&row, iv->state);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->begin_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->end_ns);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->vcpu);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->reason);
-	row_end(&row);
+	csv_write_text(row, iv->machine);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, iv->tid);
+	vm_out_buffer_putc(row, ',');
+	csv_write_text(row, iv->comm);
+	vm_out_buffer_putc(row, ',');
+	csv_write_text(row, iv->state);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, iv->begin_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, iv->end_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->vcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->reason);
+	vm_out_buffer_putc(row, '\n');
 }
 
 static void csv_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
 {
-	struct csv_row row = { .out = w->out };
+	struct vm_out_buffer *row = csv_buffer(w);
 
-	csv_write_text(&row, iv->machine);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->vcpu);
-	row_putc(&row, ',');
-	csv_write_text(&row, iv->mode);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->begin_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->end_ns);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->host_tid);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->pcpu);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->reason);
-	row_end(&row);
+	csv_write_text(row, iv->machine);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, iv->vcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_text(row, iv->mode);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, iv->begin_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, iv->end_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->host_tid);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->pcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->reason);
+	vm_out_buffer_putc(row, '\n');
 }
 
 /* The exit's name, else its number (SPEC), empty when there is no reason. */
-static void csv_write_exit_name(struct csv_row *row, const struct vm_exit_stat *st)
+static void csv_write_exit_name(struct vm_out_buffer *row, const struct vm_exit_stat *st)
 {
 	const char *name = vm_exit_reason_name(st->isa, st->reason);
 
@@ -189,36 +173,38 @@ static void csv_write_exit_name(struct csv_row *row, const struct vm_exit_stat *
 
 static void csv_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 {
-	struct csv_row row = { .out = w->out };
+	struct vm_out_buffer *row = csv_buffer(w);
 
-	csv_write_text(&row, st->machine);
-	row_putc(&row, ',');
-	csv_write_int(&row, st->vcpu);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, st->reason);
-	row_putc(&row, ',');
-	csv_write_exit_name(&row, st);
-	row_putc(&row, ',');
-	csv_write_uint(&row, st->count, false);
-	row_putc(&row, ',');
-	csv_write_int(&row, st->total_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, st->min_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, st->max_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, vm_exit_stat_mean_ns(st));
-	row_end(&row);
+	csv_write_text(row, st->machine);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, st->vcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, st->reason);
+	vm_out_buffer_putc(row, ',');
+	csv_write_exit_name(row, st);
+	vm_out_buffer_putc(row, ',');
+	csv_write_uint(row, st->count, false);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, st->total_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, st->min_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, st->max_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, vm_exit_stat_mean_ns(st));
+	vm_out_buffer_putc(row, '\n');
 }
 
-/* Rows are written as they come: nothing is pending at the end. */
+/* Rows still in the buffer go to the stream, which the caller flushes. */
 static void csv_finish(struct vm_writer *w)
 {
-	(void) w;
+	vm_out_buffer_flush(csv_buffer(w));
 }
 
+/* Without a finish (an error upstream), the rows so far still go out. */
 static void csv_destroy(struct vm_writer *w)
 {
+	vm_out_buffer_clear(csv_buffer(w));
 	g_free(w);
 }
 
@@ -233,9 +219,10 @@ static const struct vm_writer_ops csv_ops = {
 
 struct vm_writer *vm_writer_csv_new(enum vm_writer_what what, FILE *out)
 {
-	struct vm_writer *w = g_new0(struct vm_writer, 1);
+	struct csv_writer *cw = g_new0(struct csv_writer, 1);
 
-	vm_writer_init_base(w, &csv_ops, what, out);
+	vm_writer_init_base(&cw->base, &csv_ops, what, out);
+	vm_out_buffer_init(&cw->buf, out);
 	fprintf(out, "%s\n", csv_headers[what]);
-	return w;
+	return &cw->base;
 }
