@@ -72,9 +72,9 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 	threads->cb = *cb;
 	threads->machines = g_ptr_array_new_with_free_func(slot_destroy);
 	threads->machine_by_name = g_hash_table_new(g_str_hash, g_str_equal);
-	threads->exits = vm_threads_exit_stats_create();
-	threads->vcpus = vm_threads_vcpus_create(forward_vcpu_interval, threads,
-		threads->exits);
+	threads->exits = cb->exit_stat ? vm_threads_exit_stats_create() : NULL;
+	threads->vcpus = vm_threads_vcpus_create(
+		cb->vcpu_interval ? forward_vcpu_interval : NULL, threads, threads->exits);
 	threads->exit_isa = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	threads->warned = vm_threads_warn_once_create();
 	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -387,5 +387,6 @@ void vm_threads_finish(struct vm_threads *threads)
 			"and no vm:vcpu_state event): thread states are each machine's own "
 			"view (running, runnable, blocked); put filter.vm.state before this "
 			"sink and give it the host's trace to see what the host did");
-	vm_threads_exit_stats_foreach(threads->exits, report_exit_stat, threads);
+	if (threads->exits)
+		vm_threads_exit_stats_foreach(threads->exits, report_exit_stat, threads);
 }

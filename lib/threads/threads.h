@@ -22,6 +22,11 @@ enum vm_threads_role {
 	VM_THREADS_ROLE_GUEST,
 };
 
+/*
+ * `vcpu_interval` and `exit_stat` may be NULL when those records are not
+ * wanted: the analysis then skips building them (exit statistics are a hash
+ * lookup per exit).
+ */
 struct vm_threads_callbacks {
 	void (*thread_interval)(const struct vm_thread_interval *iv, void *data);
 	void (*vcpu_interval)(const struct vm_vcpu_interval *iv, void *data);

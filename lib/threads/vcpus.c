@@ -188,7 +188,7 @@ static void emit(struct vm_threads_vcpus *vcpus, const struct vcpu *v,
 	};
 
 	/* SPEC: no rows for unknown periods. */
-	if (status->mode != VM_THREADS_VCPU_UNKNOWN)
+	if (status->mode != VM_THREADS_VCPU_UNKNOWN && vcpus->cb)
 		vcpus->cb(&iv, vcpus->data);
 }
 
@@ -235,8 +235,9 @@ static void track_exit(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t t
 		v->exit_begin = ts;
 		v->exit_isa = isa;
 	} else if (status->mode == VM_THREADS_VCPU_GUEST && v->exit_open) {
-		vm_threads_exit_stats_add(vcpus->exits, v->vm, v->id, v->exit_reason,
-			v->exit_isa, ts - v->exit_begin);
+		if (vcpus->exits)
+			vm_threads_exit_stats_add(vcpus->exits, v->vm, v->id, v->exit_reason,
+				v->exit_isa, ts - v->exit_begin);
 		v->exit_open = false;
 	}
 }

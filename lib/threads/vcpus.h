@@ -25,7 +25,10 @@ typedef void (*vm_threads_vcpu_interval_cb)(const struct vm_vcpu_interval *iv, v
 
 struct vm_threads_vcpus;
 
-/* Ended exits go to `exits` (not owned). */
+/*
+ * Ended exits go to `exits` (not owned), intervals to `cb`; either may be
+ * NULL when not wanted.
+ */
 struct vm_threads_vcpus *vm_threads_vcpus_create(vm_threads_vcpu_interval_cb cb,
 		void *data, struct vm_threads_exit_stats *exits);
 void vm_threads_vcpus_destroy(struct vm_threads_vcpus *vcpus);

@@ -102,8 +102,6 @@ static bool create_analysis(struct threads_sink *sink)
 {
 	struct vm_threads_callbacks cb = {
 		.thread_interval = on_thread_interval,
-		.vcpu_interval = on_vcpu_interval,
-		.exit_stat = on_exit_stat,
 		.warning = on_warning,
 		.data = sink,
 	};
@@ -114,6 +112,11 @@ static bool create_analysis(struct threads_sink *sink)
 			"Cannot create the writer of the format given by parameter `format`.");
 		return false;
 	}
+	/* What the writer would drop need not be computed. */
+	if (vm_writer_wants(sink->writer, VM_WRITER_VCPUS))
+		cb.vcpu_interval = on_vcpu_interval;
+	if (vm_writer_wants(sink->writer, VM_WRITER_EXITS))
+		cb.exit_stat = on_exit_stat;
 	sink->decoder = event_decoder_create();
 	sink->machines = machine_names_create();
 	sink->threads = vm_threads_create(&cb);
