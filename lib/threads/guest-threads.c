@@ -31,6 +31,8 @@ struct cpu_slot {
 struct vm_threads_machine {
 	char *name;
 	struct vm_threads_vcpus *vcpus;
+	/* the VM of that name in `vcpus`, once some vm:vcpu_state named it */
+	struct vm_threads_vcpus_vm *vcpus_vm;
 	struct vm_threads_machine_callbacks cb;
 	GHashTable *threads;  /* tid -> struct guest_thread */
 	GHashTable *cpus;     /* cpu -> struct cpu_slot */
@@ -88,6 +90,14 @@ const char *vm_threads_machine_name(const struct vm_threads_machine *m)
 	return m->name;
 }
 
+struct vm_threads_vcpus_vm *vm_threads_machine_vcpus(struct vm_threads_machine *m)
+{
+	/* Looked up by name until found: VMs are never removed. */
+	if (!m->vcpus_vm)
+		m->vcpus_vm = vm_threads_vcpus_find_vm(m->vcpus, m->name);
+	return m->vcpus_vm;
+}
+
 static void warn(struct vm_threads_machine *m, const char *kind, const char *format, ...)
 	G_GNUC_PRINTF(3, 4);
 
@@ -133,7 +143,7 @@ static struct vm_threads_thread_key thread_key(struct vm_threads_machine *m,
 		return key;
 	}
 	key.vcpu = t->cpu;
-	vcpu = vm_threads_vcpus_status(m->vcpus, m->name, t->cpu);
+	vcpu = vm_threads_vcpus_status(vm_threads_machine_vcpus(m), t->cpu);
 	switch (vcpu.mode) {
 	case VM_THREADS_VCPU_UNKNOWN:
 	case VM_THREADS_VCPU_GUEST:

@@ -281,6 +281,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 		.pcpu = ev->u.vcpu_state.pcpu,
 	};
 	struct machine_slot *guest;
+	struct vm_threads_vcpus_vm *of_vm = NULL;
 
 	if (!vm || !vm[0] || ev->u.vcpu_state.vcpu < 0 ||
 			ev->u.vcpu_state.vcpu == VM_FIELD_MISSING) {
@@ -300,9 +301,14 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 		status.host_tid = -1;
 	if (status.pcpu == VM_FIELD_MISSING)
 		status.pcpu = -1;
-	vm_threads_vcpus_change(threads->vcpus, ev->ts, vm, ev->u.vcpu_state.vcpu, &status,
-		exit_isa_on(threads, status.pcpu));
+	/* One lookup by name: the machine keeps its VM's handle. */
 	guest = guest_named(threads, vm);
+	if (guest)
+		of_vm = vm_threads_machine_vcpus(guest->threads);
+	if (!of_vm)
+		of_vm = vm_threads_vcpus_get_vm(threads->vcpus, vm);
+	vm_threads_vcpus_change(threads->vcpus, of_vm, ev->ts, ev->u.vcpu_state.vcpu,
+		&status, exit_isa_on(threads, status.pcpu));
 	if (!guest) {
 		/* Its trace may just not have had an event yet. */
 		if (!g_hash_table_contains(threads->unmatched_vms, vm))
