@@ -347,6 +347,32 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 	}
 }
 
+bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int machine,
+		enum vm_event_kind kind)
+{
+	const struct machine_slot *slot;
+
+	switch (kind) {
+	case VM_EVENT_VCPU_STATE:
+	case VM_EVENT_KVM_EXIT:
+		return true;
+	case VM_EVENT_SCHED_SWITCH:
+	case VM_EVENT_SCHED_WAKEUP:
+	case VM_EVENT_PROCESS_FORK:
+	case VM_EVENT_PROCESS_EXIT:
+	case VM_EVENT_PROCESS_FREE:
+	case VM_EVENT_STATEDUMP_PROCESS:
+		/* What vm_threads_machine_feed() reads, except on the host. */
+		slot = machine < threads->machines->len ?
+			g_ptr_array_index(threads->machines, machine) : NULL;
+		return !slot || slot->role != VM_THREADS_ROLE_HOST;
+	default:
+		/* kvm_entry only makes its machine the host; the machines
+		 * ignore vmsync and other events. */
+		return false;
+	}
+}
+
 /* A VM that vm:vcpu_state names but no trace is: its threads are missing. */
 static void warn_unmatched_vms(struct vm_threads *threads)
 {
