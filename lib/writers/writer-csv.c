@@ -33,14 +33,31 @@ static bool csv_needs_quotes(const char *s)
  * per-character stdio calls each take the stream's lock, and there are
  * hundreds of thousands of rows.
  */
+/*
+ * The digits of a time but its last eight, as last written: times of
+ * nearby rows share them (they change every 0.1 s), so most times only
+ * need their last eight digits converted.
+ */
+struct time_prefix {
+	uint64_t high;    /* time / 10^8; 0: nothing cached (no digits) */
+	size_t len;
+	char text[16];
+};
+
 struct csv_writer {
 	struct vm_writer base;
 	struct vm_out_buffer buf;
+	struct time_prefix prefix;
 };
+
+static struct csv_writer *csv_writer_of(struct vm_writer *w)
+{
+	return (struct csv_writer *) w;
+}
 
 static struct vm_out_buffer *csv_buffer(struct vm_writer *w)
 {
-	return &((struct csv_writer *) w)->buf;
+	return &csv_writer_of(w)->buf;
 }
 
 static void csv_write_text(struct vm_out_buffer *row, const char *s)
@@ -62,6 +79,10 @@ static void csv_write_text(struct vm_out_buffer *row, const char *s)
 
 /* "-" and the 20 digits of UINT64_MAX, rounded up. */
 #define DIGITS_MAX 24
+
+static const uint32_t powers_of_ten[] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+};
 
 static const char digit_pairs[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -105,8 +126,18 @@ static char *digits8(char *end, uint32_t value)
 	return end;
 }
 
+/* How many digits `value` (< 10^8) has, 1 for 0. */
+static unsigned int digit_count(uint32_t value)
+{
+	unsigned int n = 1;
+
+	while (n < 8 && value >= powers_of_ten[n])
+		n++;
+	return n;
+}
+
 /* The digits of `value` (< 10^8) without leading zeros, ending at `end`. */
-static char *digits_short(char *end, uint32_t value)
+static void digits_short(char *end, uint32_t value)
 {
 	while (value >= 100) {
 		uint32_t pair = value % 100;
@@ -115,51 +146,56 @@ static char *digits_short(char *end, uint32_t value)
 		end -= 2;
 		memcpy(end, &digit_pairs[pair * 2], 2);
 	}
-	if (value >= 10) {
-		end -= 2;
-		memcpy(end, &digit_pairs[value * 2], 2);
-	} else {
-		*--end = (char) ('0' + value);
-	}
-	return end;
+	if (value >= 10)
+		memcpy(end - 2, &digit_pairs[value * 2], 2);
+	else
+		end[-1] = (char) ('0' + value);
 }
 
 /*
  * Decimal, as "%" PRIu64 writes it, without the printf machinery: rows are
  * mostly numbers and there is one per interval. Nanosecond times have some
  * twenty digits: they are cut in chunks of eight, each converted with 32-bit
- * arithmetic.
+ * arithmetic. The digits go straight to the buffer, at their place once the
+ * length is known: no copy, and no bytes past the number are touched.
  */
 static void csv_write_uint(struct vm_out_buffer *row, uint64_t value, bool negative)
 {
 	const uint32_t chunk = 100000000;
-	/*
-	 * The digits end in the middle of `buf` so that the fixed-size copy
-	 * below, which the compiler inlines, never reads past its end.
-	 */
-	char buf[2 * DIGITS_MAX];
-	char *p = buf + DIGITS_MAX;
-	char *dest = vm_out_buffer_reserve(row, DIGITS_MAX);
+	char *p = vm_out_buffer_reserve(row, DIGITS_MAX);
+	char *start = p;
+	uint32_t lead, middle = 0, low = 0;
+	unsigned int chunks = 0;
 
 	if (value >= chunk) {
 		uint64_t high = value / chunk;
 
-		p = digits8(p, (uint32_t) (value - high * chunk));
-		value = high;
-		if (value >= chunk) {
-			high = value / chunk;
-			p = digits8(p, (uint32_t) (value - high * chunk));
-			value = high;
+		low = (uint32_t) (value - high * chunk);
+		chunks = 1;
+		if (high >= chunk) {
+			uint64_t top = high / chunk;
+
+			middle = (uint32_t) (high - top * chunk);
+			high = top;
+			chunks = 2;
 		}
+		value = high;
 	}
 	/* Below 10^8: UINT64_MAX / 10^16 is 1844. */
-	p = digits_short(p, (uint32_t) value);
+	lead = (uint32_t) value;
 	if (negative)
-		*--p = '-';
-	/* Copies some bytes of garbage after the number: the next write
-	 * overwrites them. */
-	memcpy(dest, p, DIGITS_MAX);
-	row->len += (size_t) (buf + DIGITS_MAX - p);
+		*p++ = '-';
+	p += digit_count(lead);
+	digits_short(p, lead);
+	if (chunks == 2) {
+		p += 8;
+		digits8(p, middle);
+	}
+	if (chunks >= 1) {
+		p += 8;
+		digits8(p, low);
+	}
+	row->len += (size_t) (p - start);
 }
 
 /* As "%" PRId64 writes it. */
@@ -175,9 +211,53 @@ static void csv_write_optional_int(struct vm_out_buffer *row, int64_t value)
 		csv_write_int(row, value);
 }
 
+/* Renders `high` (>= 1, < 2^64 / 10^8) into the cache. */
+static void time_prefix_set(struct time_prefix *prefix, uint64_t high)
+{
+	const uint32_t chunk = 100000000;
+	uint32_t lead = (uint32_t) high;
+	char *p = prefix->text;
+
+	if (high >= chunk) {
+		lead = (uint32_t) (high / chunk);
+		p += digit_count(lead);
+		digits_short(p, lead);
+		p += 8;
+		digits8(p, (uint32_t) (high - (uint64_t) lead * chunk));
+	} else {
+		p += digit_count(lead);
+		digits_short(p, lead);
+	}
+	prefix->high = high;
+	prefix->len = (size_t) (p - prefix->text);
+}
+
+/* A time in ns, as csv_write_int() would write it. */
+static void csv_write_time(struct csv_writer *cw, int64_t ns)
+{
+	const uint32_t chunk = 100000000;
+	uint64_t high;
+	char *p;
+
+	if (ns < (int64_t) chunk) {
+		csv_write_int(&cw->buf, ns);
+		return;
+	}
+	high = (uint64_t) ns / chunk;
+	if (high != cw->prefix.high)
+		time_prefix_set(&cw->prefix, high);
+	/* Prefix and digits fit in DIGITS_MAX; the copy is of fixed size. */
+	p = vm_out_buffer_reserve(&cw->buf, DIGITS_MAX);
+	memcpy(p, cw->prefix.text, sizeof(cw->prefix.text));
+	p += cw->prefix.len + 8;
+	digits8(p, (uint32_t) ((uint64_t) ns - high * chunk));
+	cw->buf.len += cw->prefix.len + 8;
+}
+
 static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
-	struct vm_out_buffer *row = csv_buffer(w);
+	struct csv_writer *cw = csv_writer_of(w);
+	struct vm_out_buffer *row = &cw->buf;
 
 	csv_write_text(row, iv->machine);
 	vm_out_buffer_putc(row, ',');
@@ -187,9 +267,9 @@ static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_inte
 	vm_out_buffer_putc(row, ',');
 	csv_write_text(row, iv->state);
 	vm_out_buffer_putc(row, ',');
-	csv_write_int(row, iv->begin_ns);
+	csv_write_time(cw, iv->begin_ns);
 	vm_out_buffer_putc(row, ',');
-	csv_write_int(row, iv->end_ns);
+	csv_write_time(cw, iv->end_ns);
 	vm_out_buffer_putc(row, ',');
 	csv_write_optional_int(row, iv->vcpu);
 	vm_out_buffer_putc(row, ',');
@@ -199,7 +279,8 @@ static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_inte
 
 static void csv_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
 {
-	struct vm_out_buffer *row = csv_buffer(w);
+	struct csv_writer *cw = csv_writer_of(w);
+	struct vm_out_buffer *row = &cw->buf;
 
 	csv_write_text(row, iv->machine);
 	vm_out_buffer_putc(row, ',');
@@ -207,9 +288,9 @@ static void csv_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval
 	vm_out_buffer_putc(row, ',');
 	csv_write_text(row, iv->mode);
 	vm_out_buffer_putc(row, ',');
-	csv_write_int(row, iv->begin_ns);
+	csv_write_time(cw, iv->begin_ns);
 	vm_out_buffer_putc(row, ',');
-	csv_write_int(row, iv->end_ns);
+	csv_write_time(cw, iv->end_ns);
 	vm_out_buffer_putc(row, ',');
 	csv_write_optional_int(row, iv->host_tid);
 	vm_out_buffer_putc(row, ',');
