@@ -7,15 +7,17 @@
 
 #include "event-kinds.h"
 
-#define KIND_CACHE_SIZE 64
+#define KIND_CACHE_SIZE 256
 
 struct event_kinds {
 	/* const bt_event_class * (one reference held) -> kind + 1 */
 	GHashTable *by_class;
 	/*
 	 * Direct-mapped cache in front of `by_class`: there is a lookup per
-	 * event. The table holds a reference on each class and never drops an
-	 * entry, so a cached address cannot name another class later.
+	 * event. The merged traces have a few dozen classes: with 64 slots,
+	 * two busy ones shared a slot and missed at every turn. The table
+	 * holds a reference on each class and never drops an entry, so a
+	 * cached address cannot name another class later.
 	 */
 	struct {
 		const bt_event_class *event_class;
@@ -49,7 +51,7 @@ static size_t cache_slot(const bt_event_class *event_class)
 {
 	/* Fibonacci hashing: objects of one kind lie at regular strides. */
 	return (size_t) (((uint64_t) (uintptr_t) event_class *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % KIND_CACHE_SIZE;
+		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % KIND_CACHE_SIZE;
 }
 
 bool event_kinds_lookup(struct event_kinds *kinds, const bt_event_class *event_class,
