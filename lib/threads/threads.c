@@ -347,19 +347,15 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 	}
 }
 
-bool vm_threads_kind_needs_fields(enum vm_event_kind kind)
-{
-	return kind == VM_EVENT_VCPU_STATE || kind == VM_EVENT_KVM_EXIT;
-}
-
 bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int machine,
 		enum vm_event_kind kind)
 {
 	const struct machine_slot *slot;
 
-	if (vm_threads_kind_needs_fields(kind))
-		return true;
 	switch (kind) {
+	case VM_EVENT_VCPU_STATE:
+	case VM_EVENT_KVM_EXIT:
+		return true;
 	case VM_EVENT_SCHED_SWITCH:
 	case VM_EVENT_SCHED_WAKEUP:
 	case VM_EVENT_PROCESS_FORK:

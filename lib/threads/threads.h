@@ -67,9 +67,6 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev);
 bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int machine,
 		enum vm_event_kind kind);
 
-/* Whether the fields of events of `kind` are read whatever their machine. */
-bool vm_threads_kind_needs_fields(enum vm_event_kind kind);
-
 /* End of the input: ends what is open and reports what is left. */
 void vm_threads_finish(struct vm_threads *threads);
 

@@ -306,8 +306,7 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 		event_kinds_learn(sink->kinds, event_class, handle_decoded(sink, msg));
 		return;
 	}
-	if (vm_threads_kind_needs_fields(ev.kind)) {
-		/* Decoded whatever the machine: the decoder reads the time too. */
+	if (ev.kind == VM_EVENT_VCPU_STATE) {
 		handle_decoded(sink, msg);
 		return;
 	}
