@@ -27,12 +27,21 @@ struct cpu_slot {
 };
 
 #define CPU_CACHE_SIZE 64
+#define THREAD_CACHE_SIZE 256
 
 struct vm_threads_machine {
 	char *name;
 	struct vm_threads_vcpus *vcpus;
+	/* the VM of that name in `vcpus`, once some vm:vcpu_state named it */
+	struct vm_threads_vcpus_vm *vcpus_vm;
 	struct vm_threads_machine_callbacks cb;
 	GHashTable *threads;  /* tid -> struct guest_thread */
+	/*
+	 * Entries of `threads` by tid modulo the size: every scheduler event
+	 * and vCPU mode change looks threads up. Cleared of a thread when it
+	 * leaves the table.
+	 */
+	struct guest_thread *thread_cache[THREAD_CACHE_SIZE];
 	GHashTable *cpus;     /* cpu -> struct cpu_slot */
 	/* entries of `cpus` by cpu modulo the size (emptied with the table) */
 	struct cpu_slot *cpu_cache[CPU_CACHE_SIZE];
@@ -88,6 +97,14 @@ const char *vm_threads_machine_name(const struct vm_threads_machine *m)
 	return m->name;
 }
 
+struct vm_threads_vcpus_vm *vm_threads_machine_vcpus(struct vm_threads_machine *m)
+{
+	/* Looked up by name until found: VMs are never removed. */
+	if (!m->vcpus_vm)
+		m->vcpus_vm = vm_threads_vcpus_find_vm(m->vcpus, m->name);
+	return m->vcpus_vm;
+}
+
 static void warn(struct vm_threads_machine *m, const char *kind, const char *format, ...)
 	G_GNUC_PRINTF(3, 4);
 
@@ -133,7 +150,7 @@ static struct vm_threads_thread_key thread_key(struct vm_threads_machine *m,
 		return key;
 	}
 	key.vcpu = t->cpu;
-	vcpu = vm_threads_vcpus_status(m->vcpus, m->name, t->cpu);
+	vcpu = vm_threads_vcpus_status(vm_threads_machine_vcpus(m), t->cpu);
 	switch (vcpu.mode) {
 	case VM_THREADS_VCPU_UNKNOWN:
 	case VM_THREADS_VCPU_GUEST:
@@ -181,6 +198,30 @@ static struct cpu_slot *cpu_find(struct vm_threads_machine *m, int64_t cpu)
 	return *cached;
 }
 
+/* The thread of that tid, or NULL. */
+static struct guest_thread *thread_find(struct vm_threads_machine *m, int64_t tid)
+{
+	struct guest_thread **cached = &m->thread_cache[(uint64_t) tid % THREAD_CACHE_SIZE];
+
+	if (!*cached || (*cached)->tid != tid) {
+		struct guest_thread *t = g_hash_table_lookup(m->threads, &tid);
+
+		if (!t)
+			return NULL;
+		*cached = t;
+	}
+	return *cached;
+}
+
+static void thread_remove(struct vm_threads_machine *m, struct guest_thread *t)
+{
+	struct guest_thread **cached = &m->thread_cache[(uint64_t) t->tid % THREAD_CACHE_SIZE];
+
+	if (*cached == t)
+		*cached = NULL;
+	g_hash_table_remove(m->threads, &t->tid);
+}
+
 static struct guest_thread *thread_new(struct vm_threads_machine *m, int64_t tid)
 {
 	struct guest_thread *t = g_new0(struct guest_thread, 1);
@@ -195,7 +236,7 @@ static struct guest_thread *thread_new(struct vm_threads_machine *m, int64_t tid
 
 static struct guest_thread *thread_get(struct vm_threads_machine *m, int64_t tid)
 {
-	struct guest_thread *t = g_hash_table_lookup(m->threads, &tid);
+	struct guest_thread *t = thread_find(m, tid);
 
 	return t ? t : thread_new(m, tid);
 }
@@ -204,7 +245,7 @@ static struct guest_thread *thread_get(struct vm_threads_machine *m, int64_t tid
 static struct guest_thread *thread_replace(struct vm_threads_machine *m, int64_t tid,
 		int64_t ts)
 {
-	struct guest_thread *old = g_hash_table_lookup(m->threads, &tid);
+	struct guest_thread *old = thread_find(m, tid);
 
 	if (old) {
 		struct emit_context ctx = { m, tid };
@@ -216,7 +257,7 @@ static struct guest_thread *thread_replace(struct vm_threads_machine *m, int64_t
 				slot->tid = 0;
 		}
 		vm_threads_track_end(&old->track, ts, emit_interval, &ctx);
-		g_hash_table_remove(m->threads, &tid);
+		thread_remove(m, old);
 	}
 	return thread_new(m, tid);
 }
@@ -286,7 +327,7 @@ static void check_switched_out(struct vm_threads_machine *m, const struct vm_eve
 		" but thread %" PRId64 " was running there: events were lost or are out "
 		"of order; the latter is now considered runnable", ev->cpu, prev_tid,
 		slot->tid);
-	t = g_hash_table_lookup(m->threads, &slot->tid);
+	t = thread_find(m, slot->tid);
 	if (t && t->on_cpu && t->cpu == ev->cpu)
 		put_off_cpu(m, t, true, ev->ts);
 }
@@ -370,7 +411,7 @@ static void on_fork(struct vm_threads_machine *m, const struct vm_event *ev)
 
 static void on_exit_or_free(struct vm_threads_machine *m, const struct vm_event *ev)
 {
-	struct guest_thread *t = g_hash_table_lookup(m->threads, &ev->u.exit.tid);
+	struct guest_thread *t = thread_find(m, ev->u.exit.tid);
 
 	if (!t)
 		return;
@@ -444,7 +485,7 @@ void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
 
 	if (!slot || slot->tid <= 0)
 		return;
-	t = g_hash_table_lookup(m->threads, &slot->tid);
+	t = thread_find(m, slot->tid);
 	if (t)
 		refresh(m, t, ts);
 }
@@ -452,6 +493,7 @@ void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
 void vm_threads_machine_forget(struct vm_threads_machine *m)
 {
 	g_hash_table_remove_all(m->threads);
+	memset(m->thread_cache, 0, sizeof(m->thread_cache));
 	g_hash_table_remove_all(m->cpus);
 	memset(m->cpu_cache, 0, sizeof(m->cpu_cache));
 	g_hash_table_remove_all(m->comms);

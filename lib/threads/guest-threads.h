@@ -40,6 +40,9 @@ void vm_threads_machine_destroy(struct vm_threads_machine *m);
 
 const char *vm_threads_machine_name(const struct vm_threads_machine *m);
 
+/* The host's view of the vCPUs of the VM of this name; NULL while unknown. */
+struct vm_threads_vcpus_vm *vm_threads_machine_vcpus(struct vm_threads_machine *m);
+
 /* A scheduler or process event of this machine; others are ignored. */
 void vm_threads_machine_feed(struct vm_threads_machine *m, const struct vm_event *ev);
 

@@ -72,9 +72,9 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 	threads->cb = *cb;
 	threads->machines = g_ptr_array_new_with_free_func(slot_destroy);
 	threads->machine_by_name = g_hash_table_new(g_str_hash, g_str_equal);
-	threads->exits = vm_threads_exit_stats_create();
-	threads->vcpus = vm_threads_vcpus_create(forward_vcpu_interval, threads,
-		threads->exits);
+	threads->exits = cb->exit_stat ? vm_threads_exit_stats_create() : NULL;
+	threads->vcpus = vm_threads_vcpus_create(
+		cb->vcpu_interval ? forward_vcpu_interval : NULL, threads, threads->exits);
 	threads->exit_isa = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	threads->warned = vm_threads_warn_once_create();
 	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -281,6 +281,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 		.pcpu = ev->u.vcpu_state.pcpu,
 	};
 	struct machine_slot *guest;
+	struct vm_threads_vcpus_vm *of_vm = NULL;
 
 	if (!vm || !vm[0] || ev->u.vcpu_state.vcpu < 0 ||
 			ev->u.vcpu_state.vcpu == VM_FIELD_MISSING) {
@@ -300,9 +301,14 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 		status.host_tid = -1;
 	if (status.pcpu == VM_FIELD_MISSING)
 		status.pcpu = -1;
-	vm_threads_vcpus_change(threads->vcpus, ev->ts, vm, ev->u.vcpu_state.vcpu, &status,
-		exit_isa_on(threads, status.pcpu));
+	/* One lookup by name: the machine keeps its VM's handle. */
 	guest = guest_named(threads, vm);
+	if (guest)
+		of_vm = vm_threads_machine_vcpus(guest->threads);
+	if (!of_vm)
+		of_vm = vm_threads_vcpus_get_vm(threads->vcpus, vm);
+	vm_threads_vcpus_change(threads->vcpus, of_vm, ev->ts, ev->u.vcpu_state.vcpu,
+		&status, exit_isa_on(threads, status.pcpu));
 	if (!guest) {
 		/* Its trace may just not have had an event yet. */
 		if (!g_hash_table_contains(threads->unmatched_vms, vm))
@@ -338,6 +344,32 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 		if (slot->role != VM_THREADS_ROLE_HOST)
 			vm_threads_machine_feed(slot->threads, ev);
 		return;
+	}
+}
+
+bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int machine,
+		enum vm_event_kind kind)
+{
+	const struct machine_slot *slot;
+
+	switch (kind) {
+	case VM_EVENT_VCPU_STATE:
+	case VM_EVENT_KVM_EXIT:
+		return true;
+	case VM_EVENT_SCHED_SWITCH:
+	case VM_EVENT_SCHED_WAKEUP:
+	case VM_EVENT_PROCESS_FORK:
+	case VM_EVENT_PROCESS_EXIT:
+	case VM_EVENT_PROCESS_FREE:
+	case VM_EVENT_STATEDUMP_PROCESS:
+		/* What vm_threads_machine_feed() reads, except on the host. */
+		slot = machine < threads->machines->len ?
+			g_ptr_array_index(threads->machines, machine) : NULL;
+		return !slot || slot->role != VM_THREADS_ROLE_HOST;
+	default:
+		/* kvm_entry only makes its machine the host; the machines
+		 * ignore vmsync and other events. */
+		return false;
 	}
 }
 
@@ -387,5 +419,6 @@ void vm_threads_finish(struct vm_threads *threads)
 			"and no vm:vcpu_state event): thread states are each machine's own "
 			"view (running, runnable, blocked); put filter.vm.state before this "
 			"sink and give it the host's trace to see what the host did");
-	vm_threads_exit_stats_foreach(threads->exits, report_exit_stat, threads);
+	if (threads->exits)
+		vm_threads_exit_stats_foreach(threads->exits, report_exit_stat, threads);
 }

@@ -13,6 +13,8 @@
  * are reported in their own view, and a "no-host" warning says so.
  */
 
+#include <stdbool.h>
+
 #include "event.h"
 #include "writers/writer.h"
 
@@ -22,6 +24,11 @@ enum vm_threads_role {
 	VM_THREADS_ROLE_GUEST,
 };
 
+/*
+ * `vcpu_interval` and `exit_stat` may be NULL when those records are not
+ * wanted: the analysis then skips building them (exit statistics are a hash
+ * lookup per exit).
+ */
 struct vm_threads_callbacks {
 	void (*thread_interval)(const struct vm_thread_interval *iv, void *data);
 	void (*vcpu_interval)(const struct vm_vcpu_interval *iv, void *data);
@@ -50,6 +57,15 @@ void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
  * of a VM_EVENT_VCPU_STATE event is not used (its `vm` field names the VM).
  */
 void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev);
+
+/*
+ * Whether vm_threads_feed() would read more of an event of `kind` on
+ * machine `machine` than its kind, time and machine: when it would not, the
+ * caller may leave the other fields zero rather than decode them. The
+ * answer holds until the next vm_threads_feed() or vm_threads_add_machine().
+ */
+bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int machine,
+		enum vm_event_kind kind);
 
 /* End of the input: ends what is open and reports what is left. */
 void vm_threads_finish(struct vm_threads *threads);

@@ -10,15 +10,39 @@ static const char *const mode_names[] = {
 	[VM_THREADS_VCPU_BLOCKED] = "blocked",
 };
 
+/*
+ * One per vm:vcpu_state event: the first letter tells the only candidate
+ * (the five names start differently), one strcmp() checks it.
+ */
 bool vm_threads_vcpu_mode_from_string(const char *name, enum vm_threads_vcpu_mode *mode)
 {
-	for (unsigned int i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++) {
-		if (name && strcmp(name, mode_names[i]) == 0) {
-			*mode = (enum vm_threads_vcpu_mode) i;
-			return true;
-		}
+	enum vm_threads_vcpu_mode candidate;
+
+	if (!name)
+		return false;
+	switch (name[0]) {
+	case 'u':
+		candidate = VM_THREADS_VCPU_UNKNOWN;
+		break;
+	case 'g':
+		candidate = VM_THREADS_VCPU_GUEST;
+		break;
+	case 'h':
+		candidate = VM_THREADS_VCPU_HYPERVISOR;
+		break;
+	case 'p':
+		candidate = VM_THREADS_VCPU_PREEMPTED;
+		break;
+	case 'b':
+		candidate = VM_THREADS_VCPU_BLOCKED;
+		break;
+	default:
+		return false;
 	}
-	return false;
+	if (strcmp(name, mode_names[candidate]) != 0)
+		return false;
+	*mode = candidate;
+	return true;
 }
 
 const char *vm_threads_vcpu_mode_name(enum vm_threads_vcpu_mode mode)

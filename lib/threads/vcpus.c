@@ -32,7 +32,8 @@ struct vcpu {
 #define VCPU_CACHE_SIZE 32
 
 /* The vCPUs of one VM. */
-struct vcpu_vm {
+struct vm_threads_vcpus_vm {
+	const char *name;   /* its key in `by_vm` */
 	GHashTable *by_id;  /* vCPU id -> struct vcpu (owned) */
 	struct vcpu *recent[VCPU_CACHE_SIZE];
 };
@@ -44,10 +45,10 @@ struct vm_threads_vcpus {
 	vm_threads_vcpu_interval_cb cb;
 	void *data;
 	struct vm_threads_exit_stats *exits;
-	/* VM name -> struct vcpu_vm (both owned) */
+	/* VM name -> struct vm_threads_vcpus_vm (both owned) */
 	GHashTable *by_vm;
 	/* the first FEW_VMS VMs (not owned), with their names (the keys) */
-	struct vcpu_vm *vms[FEW_VMS];
+	struct vm_threads_vcpus_vm *vms[FEW_VMS];
 	const char *vm_names[FEW_VMS];
 	unsigned int vm_count;
 };
@@ -62,7 +63,7 @@ static void vcpu_destroy(gpointer data)
 
 static void vcpu_vm_destroy(gpointer data)
 {
-	struct vcpu_vm *of_vm = data;
+	struct vm_threads_vcpus_vm *of_vm = data;
 
 	g_hash_table_destroy(of_vm->by_id);
 	g_free(of_vm);
@@ -94,7 +95,8 @@ static const struct vm_threads_vcpu_status unknown_status = {
 	.isa = 0,
 };
 
-static struct vcpu_vm *vm_find(struct vm_threads_vcpus *vcpus, const char *vm)
+struct vm_threads_vcpus_vm *vm_threads_vcpus_find_vm(struct vm_threads_vcpus *vcpus,
+		const char *vm)
 {
 	for (unsigned int i = 0; i < vcpus->vm_count; i++) {
 		if (strcmp(vcpus->vm_names[i], vm) == 0)
@@ -105,7 +107,7 @@ static struct vcpu_vm *vm_find(struct vm_threads_vcpus *vcpus, const char *vm)
 	return g_hash_table_lookup(vcpus->by_vm, vm);
 }
 
-static struct vcpu *vcpu_find(struct vcpu_vm *of_vm, int64_t id)
+static struct vcpu *vcpu_find(struct vm_threads_vcpus_vm *of_vm, int64_t id)
 {
 	struct vcpu **cached = &of_vm->recent[(uint64_t) id % VCPU_CACHE_SIZE];
 
@@ -119,37 +121,36 @@ static struct vcpu *vcpu_find(struct vcpu_vm *of_vm, int64_t id)
 	return *cached;
 }
 
-static struct vcpu *vcpu_lookup(struct vm_threads_vcpus *vcpus, const char *vm, int64_t id)
+struct vm_threads_vcpus_vm *vm_threads_vcpus_get_vm(struct vm_threads_vcpus *vcpus,
+		const char *vm)
 {
-	struct vcpu_vm *of_vm = vm_find(vcpus, vm);
+	struct vm_threads_vcpus_vm *of_vm = vm_threads_vcpus_find_vm(vcpus, vm);
+	char *name;
 
-	return of_vm ? vcpu_find(of_vm, id) : NULL;
+	if (of_vm)
+		return of_vm;
+	name = g_strdup(vm);
+	of_vm = g_new0(struct vm_threads_vcpus_vm, 1);
+	of_vm->name = name;
+	of_vm->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
+		vcpu_destroy);
+	g_hash_table_insert(vcpus->by_vm, name, of_vm);
+	if (vcpus->vm_count < FEW_VMS) {
+		vcpus->vms[vcpus->vm_count] = of_vm;
+		vcpus->vm_names[vcpus->vm_count] = name;
+		vcpus->vm_count++;
+	}
+	return of_vm;
 }
 
-static struct vcpu *vcpu_get(struct vm_threads_vcpus *vcpus, const char *vm, int64_t id,
-		int64_t ts)
+static struct vcpu *vcpu_get(struct vm_threads_vcpus_vm *of_vm, int64_t id, int64_t ts)
 {
-	struct vcpu_vm *of_vm = vm_find(vcpus, vm);
-	struct vcpu *v;
+	struct vcpu *v = vcpu_find(of_vm, id);
 
-	if (!of_vm) {
-		char *name = g_strdup(vm);
-
-		of_vm = g_new0(struct vcpu_vm, 1);
-		of_vm->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
-			vcpu_destroy);
-		g_hash_table_insert(vcpus->by_vm, name, of_vm);
-		if (vcpus->vm_count < FEW_VMS) {
-			vcpus->vms[vcpus->vm_count] = of_vm;
-			vcpus->vm_names[vcpus->vm_count] = name;
-			vcpus->vm_count++;
-		}
-	}
-	v = vcpu_find(of_vm, id);
 	if (v)
 		return v;
 	v = g_new0(struct vcpu, 1);
-	v->vm = g_strdup(vm);
+	v->vm = g_strdup(of_vm->name);
 	v->id = id;
 	v->current = unknown_status;
 	v->since = ts;
@@ -157,10 +158,10 @@ static struct vcpu *vcpu_get(struct vm_threads_vcpus *vcpus, const char *vm, int
 	return v;
 }
 
-struct vm_threads_vcpu_status vm_threads_vcpus_status(struct vm_threads_vcpus *vcpus,
-		const char *vm, int64_t vcpu)
+struct vm_threads_vcpu_status vm_threads_vcpus_status(struct vm_threads_vcpus_vm *of_vm,
+		int64_t vcpu)
 {
-	struct vcpu *v = vcpu_lookup(vcpus, vm, vcpu);
+	struct vcpu *v = of_vm ? vcpu_find(of_vm, vcpu) : NULL;
 
 	return v ? v->current : unknown_status;
 }
@@ -188,7 +189,7 @@ static void emit(struct vm_threads_vcpus *vcpus, const struct vcpu *v,
 	};
 
 	/* SPEC: no rows for unknown periods. */
-	if (status->mode != VM_THREADS_VCPU_UNKNOWN)
+	if (status->mode != VM_THREADS_VCPU_UNKNOWN && vcpus->cb)
 		vcpus->cb(&iv, vcpus->data);
 }
 
@@ -235,17 +236,18 @@ static void track_exit(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t t
 		v->exit_begin = ts;
 		v->exit_isa = isa;
 	} else if (status->mode == VM_THREADS_VCPU_GUEST && v->exit_open) {
-		vm_threads_exit_stats_add(vcpus->exits, v->vm, v->id, v->exit_reason,
-			v->exit_isa, ts - v->exit_begin);
+		if (vcpus->exits)
+			vm_threads_exit_stats_add(vcpus->exits, v->vm, v->id, v->exit_reason,
+				v->exit_isa, ts - v->exit_begin);
 		v->exit_open = false;
 	}
 }
 
-void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus, int64_t ts,
-		const char *vm, int64_t vcpu, const struct vm_threads_vcpu_status *status,
-		int isa)
+void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus,
+		struct vm_threads_vcpus_vm *of_vm, int64_t ts, int64_t vcpu,
+		const struct vm_threads_vcpu_status *status, int isa)
 {
-	struct vcpu *v = vcpu_get(vcpus, vm, vcpu, ts);
+	struct vcpu *v = vcpu_get(of_vm, vcpu, ts);
 	struct vm_threads_vcpu_status next = *status;
 
 	track_exit(vcpus, v, ts, status, isa);
@@ -272,7 +274,7 @@ void vm_threads_vcpus_finish(struct vm_threads_vcpus *vcpus, int64_t end_ts)
 		GHashTableIter iter;
 		gpointer value;
 
-		g_hash_table_iter_init(&iter, ((struct vcpu_vm *) of_vm)->by_id);
+		g_hash_table_iter_init(&iter, ((struct vm_threads_vcpus_vm *) of_vm)->by_id);
 		while (g_hash_table_iter_next(&iter, NULL, &value)) {
 			struct vcpu *v = value;
 

@@ -25,24 +25,45 @@ typedef void (*vm_threads_vcpu_interval_cb)(const struct vm_vcpu_interval *iv, v
 
 struct vm_threads_vcpus;
 
-/* Ended exits go to `exits` (not owned). */
+/*
+ * Ended exits go to `exits` (not owned), intervals to `cb`; either may be
+ * NULL when not wanted.
+ */
 struct vm_threads_vcpus *vm_threads_vcpus_create(vm_threads_vcpu_interval_cb cb,
 		void *data, struct vm_threads_exit_stats *exits);
 void vm_threads_vcpus_destroy(struct vm_threads_vcpus *vcpus);
 
-/* What is known of a vCPU now: mode unknown if it was never reported. */
-struct vm_threads_vcpu_status vm_threads_vcpus_status(struct vm_threads_vcpus *vcpus,
-		const char *vm, int64_t vcpu);
+/*
+ * The vCPUs of one VM. VMs are never removed: a handle stays valid as long
+ * as the struct vm_threads_vcpus, so that callers look a VM up by name once
+ * rather than per event.
+ */
+struct vm_threads_vcpus_vm;
+
+/* The VM named `vm`, NULL while no vm:vcpu_state event named it. */
+struct vm_threads_vcpus_vm *vm_threads_vcpus_find_vm(struct vm_threads_vcpus *vcpus,
+		const char *vm);
+
+/* The VM named `vm`, added if it is new. */
+struct vm_threads_vcpus_vm *vm_threads_vcpus_get_vm(struct vm_threads_vcpus *vcpus,
+		const char *vm);
 
 /*
- * A vm:vcpu_state event at `ts`. `isa` is that of the kvm_exit that caused a
+ * What is known of a vCPU of `of_vm` now: mode unknown if it was never
+ * reported (or `of_vm` is NULL).
+ */
+struct vm_threads_vcpu_status vm_threads_vcpus_status(struct vm_threads_vcpus_vm *of_vm,
+		int64_t vcpu);
+
+/*
+ * A vm:vcpu_state event at `ts` for vCPU `vcpu` of `of_vm`. `isa` is that of the kvm_exit that caused a
  * hypervisor mode with a reason (1 when unknown). A hypervisor mode without
  * reason keeps the reason of the exit still open, if any (the vCPU thread
  * switched back in after a preemption).
  */
-void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus, int64_t ts,
-		const char *vm, int64_t vcpu, const struct vm_threads_vcpu_status *status,
-		int isa);
+void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus,
+		struct vm_threads_vcpus_vm *of_vm, int64_t ts, int64_t vcpu,
+		const struct vm_threads_vcpu_status *status, int isa);
 
 /* Ends every vCPU's last interval at `end_ts`; open exits are not counted. */
 void vm_threads_vcpus_finish(struct vm_threads_vcpus *vcpus, int64_t end_ts);

@@ -1,10 +1,10 @@
-/* CSV format (RFC 4180 quoting, LF line ends): one row per record, written
- * at once. */
+/* CSV format (RFC 4180 quoting, LF line ends): one row per record. */
 
 #include <glib.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "writers/out-buffer.h"
 #include "writers/writer-private.h"
 
 static const char *const csv_headers[] = {
@@ -29,155 +29,311 @@ static bool csv_needs_quotes(const char *s)
 }
 
 /*
- * A row is built in memory and written with one call: per-character stdio
- * calls each take the stream's lock. Longer rows go out in pieces.
+ * Rows are formatted straight into a large buffer (out-buffer.h): per-row or
+ * per-character stdio calls each take the stream's lock, and there are
+ * hundreds of thousands of rows.
  */
-struct csv_row {
-	FILE *out;
+/*
+ * The digits of a time but its last eight, as last written: times of
+ * nearby rows share them (they change every 0.1 s), so most times only
+ * need their last eight digits converted.
+ */
+struct time_prefix {
+	uint64_t high;    /* time / 10^8; 0: nothing cached (no digits) */
 	size_t len;
-	char buf[512];
+	char text[16];
 };
 
-static void row_flush(struct csv_row *row)
+struct csv_writer {
+	struct vm_writer base;
+	struct vm_out_buffer buf;
+	struct time_prefix prefix;
+};
+
+static struct csv_writer *csv_writer_of(struct vm_writer *w)
 {
-	fwrite(row->buf, 1, row->len, row->out);
-	row->len = 0;
+	return (struct csv_writer *) w;
 }
 
-static void row_put(struct csv_row *row, const char *s, size_t n)
+static struct vm_out_buffer *csv_buffer(struct vm_writer *w)
 {
-	if (n > sizeof(row->buf) - row->len) {
-		row_flush(row);
-		if (n > sizeof(row->buf)) {
-			fwrite(s, 1, n, row->out);
-			return;
-		}
+	return &csv_writer_of(w)->buf;
+}
+
+/* The bytes at which csv_put_plain() stops: the end, and those to quote. */
+static const bool csv_stops[256] = {
+	['\0'] = true, [','] = true, ['"'] = true, ['\r'] = true, ['\n'] = true,
+};
+
+/*
+ * Writes `s` as is when it needs no quotes and fits in the buffer's room,
+ * in one pass (rather than strlen, csv_needs_quotes and a copy: three for
+ * the three text fields of every row). False, the row unchanged, otherwise.
+ */
+static bool csv_put_plain(struct vm_out_buffer *row, const char *s)
+{
+	char *dest = row->data + row->len;
+	size_t room = VM_OUT_BUFFER_SIZE - row->len;
+	size_t n = 0;
+
+	if (s[0] == ' ')
+		return false;
+	while (!csv_stops[(unsigned char) s[n]]) {
+		if (n == room)
+			return false;
+		dest[n] = s[n];
+		n++;
 	}
-	memcpy(row->buf + row->len, s, n);
+	if (s[n] != '\0' || (n > 0 && s[n - 1] == ' '))
+		return false;
 	row->len += n;
+	return true;
 }
 
-static void row_putc(struct csv_row *row, char c)
-{
-	if (row->len == sizeof(row->buf))
-		row_flush(row);
-	row->buf[row->len++] = c;
-}
-
-static void row_end(struct csv_row *row)
-{
-	row_putc(row, '\n');
-	row_flush(row);
-}
-
-static void csv_write_text(struct csv_row *row, const char *s)
+static void csv_write_text(struct vm_out_buffer *row, const char *s)
 {
 	if (!s)
 		s = "";
+	if (csv_put_plain(row, s))
+		return;
 	if (!csv_needs_quotes(s)) {
-		row_put(row, s, strlen(s));
+		vm_out_buffer_put(row, s, strlen(s));
 		return;
 	}
-	row_putc(row, '"');
+	vm_out_buffer_putc(row, '"');
 	for (; *s; s++) {
 		if (*s == '"')
-			row_putc(row, '"');
-		row_putc(row, *s);
+			vm_out_buffer_putc(row, '"');
+		vm_out_buffer_putc(row, *s);
 	}
-	row_putc(row, '"');
+	vm_out_buffer_putc(row, '"');
+}
+
+/* "-" and the 20 digits of UINT64_MAX, rounded up. */
+#define DIGITS_MAX 24
+
+static const uint32_t powers_of_ten[] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+};
+
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/*
+ * The 8 digits of `value` (< 10^8), leading zeros included, ending at `end`.
+ *
+ * All eight at once in one 64-bit word (SWAR): each step divides every lane
+ * by a power of ten with a multiply and a shift, so the steps do not wait on
+ * one another's divisions as a digit loop does. Lanes are laid out so that
+ * the first digit lands in the lowest byte: the store is little-endian.
+ */
+static char *digits8(char *end, uint32_t value)
+{
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+	/* Two 32-bit lanes: the first four digits, then the last four. */
+	uint64_t lanes4 = (value / 10000) | ((uint64_t) (value % 10000) << 32);
+	/* lane / 100 for lane < 10000: 10486 / 2^20 is just above 1/100. */
+	uint64_t hundreds = ((lanes4 * 10486) >> 20) & UINT64_C(0x0000007F0000007F);
+	/* Four 16-bit lanes, each two digits. */
+	uint64_t lanes2 = hundreds | ((lanes4 - hundreds * 100) << 16);
+	/* lane / 10 for lane < 100: 103 / 2^10 is just above 1/10. */
+	uint64_t tens = ((lanes2 * 103) >> 10) & UINT64_C(0x000F000F000F000F);
+	/* Eight bytes, each a digit. */
+	uint64_t digits = tens | ((lanes2 - tens * 10) << 8);
+
+	digits += UINT64_C(0x3030303030303030);
+	end -= 8;
+	memcpy(end, &digits, 8);
+#else
+	for (int i = 0; i < 4; i++) {
+		uint32_t pair = value % 100;
+
+		value /= 100;
+		end -= 2;
+		memcpy(end, &digit_pairs[pair * 2], 2);
+	}
+#endif
+	return end;
+}
+
+/* How many digits `value` (< 10^8) has, 1 for 0. */
+static unsigned int digit_count(uint32_t value)
+{
+	unsigned int n = 1;
+
+	while (n < 8 && value >= powers_of_ten[n])
+		n++;
+	return n;
+}
+
+/* The digits of `value` (< 10^8) without leading zeros, ending at `end`. */
+static void digits_short(char *end, uint32_t value)
+{
+	while (value >= 100) {
+		uint32_t pair = value % 100;
+
+		value /= 100;
+		end -= 2;
+		memcpy(end, &digit_pairs[pair * 2], 2);
+	}
+	if (value >= 10)
+		memcpy(end - 2, &digit_pairs[value * 2], 2);
+	else
+		end[-1] = (char) ('0' + value);
 }
 
 /*
  * Decimal, as "%" PRIu64 writes it, without the printf machinery: rows are
- * mostly numbers and there is one per interval.
+ * mostly numbers and there is one per interval. Nanosecond times have some
+ * twenty digits: they are cut in chunks of eight, each converted with 32-bit
+ * arithmetic. The digits go straight to the buffer, at their place once the
+ * length is known: no copy, and no bytes past the number are touched.
  */
-static void csv_write_uint(struct csv_row *row, uint64_t value, bool negative)
+static void csv_write_uint(struct vm_out_buffer *row, uint64_t value, bool negative)
 {
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	char buf[24];
-	char *p = buf + sizeof(buf);
+	const uint32_t chunk = 100000000;
+	char *p = vm_out_buffer_reserve(row, DIGITS_MAX);
+	char *start = p;
+	uint32_t lead, middle = 0, low = 0;
+	unsigned int chunks = 0;
 
-	/* Two digits per division: nanosecond times have some twenty. */
-	while (value >= 100) {
-		const char *pair = &pairs[(value % 100) * 2];
+	if (value >= chunk) {
+		uint64_t high = value / chunk;
 
-		value /= 100;
-		*--p = pair[1];
-		*--p = pair[0];
+		low = (uint32_t) (value - high * chunk);
+		chunks = 1;
+		if (high >= chunk) {
+			uint64_t top = high / chunk;
+
+			middle = (uint32_t) (high - top * chunk);
+			high = top;
+			chunks = 2;
+		}
+		value = high;
 	}
-	if (value >= 10) {
-		*--p = pairs[value * 2 + 1];
-		*--p = pairs[value * 2];
-	} else {
-		*--p = (char) ('0' + value);
-	}
+	/* Below 10^8: UINT64_MAX / 10^16 is 1844. */
+	lead = (uint32_t) value;
 	if (negative)
-		*--p = '-';
-	row_put(row, p, (size_t) (buf + sizeof(buf) - p));
+		*p++ = '-';
+	p += digit_count(lead);
+	digits_short(p, lead);
+	if (chunks == 2) {
+		p += 8;
+		digits8(p, middle);
+	}
+	if (chunks >= 1) {
+		p += 8;
+		digits8(p, low);
+	}
+	row->len += (size_t) (p - start);
 }
 
 /* As "%" PRId64 writes it. */
-static void csv_write_int(struct csv_row *row, int64_t value)
+static void csv_write_int(struct vm_out_buffer *row, int64_t value)
 {
 	csv_write_uint(row, value < 0 ? -(uint64_t) value : (uint64_t) value, value < 0);
 }
 
 /* -1 is "not applicable": an empty cell. */
-static void csv_write_optional_int(struct csv_row *row, int64_t value)
+static void csv_write_optional_int(struct vm_out_buffer *row, int64_t value)
 {
 	if (value != -1)
 		csv_write_int(row, value);
 }
 
+/* Renders `high` (>= 1, < 2^64 / 10^8) into the cache. */
+static void time_prefix_set(struct time_prefix *prefix, uint64_t high)
+{
+	const uint32_t chunk = 100000000;
+	uint32_t lead = (uint32_t) high;
+	char *p = prefix->text;
+
+	if (high >= chunk) {
+		lead = (uint32_t) (high / chunk);
+		p += digit_count(lead);
+		digits_short(p, lead);
+		p += 8;
+		digits8(p, (uint32_t) (high - (uint64_t) lead * chunk));
+	} else {
+		p += digit_count(lead);
+		digits_short(p, lead);
+	}
+	prefix->high = high;
+	prefix->len = (size_t) (p - prefix->text);
+}
+
+/* A time in ns, as csv_write_int() would write it. */
+static void csv_write_time(struct csv_writer *cw, int64_t ns)
+{
+	const uint32_t chunk = 100000000;
+	uint64_t high;
+	char *p;
+
+	if (ns < (int64_t) chunk) {
+		csv_write_int(&cw->buf, ns);
+		return;
+	}
+	high = (uint64_t) ns / chunk;
+	if (high != cw->prefix.high)
+		time_prefix_set(&cw->prefix, high);
+	/* Prefix and digits fit in DIGITS_MAX; the copy is of fixed size. */
+	p = vm_out_buffer_reserve(&cw->buf, DIGITS_MAX);
+	memcpy(p, cw->prefix.text, sizeof(cw->prefix.text));
+	p += cw->prefix.len + 8;
+	digits8(p, (uint32_t) ((uint64_t) ns - high * chunk));
+	cw->buf.len += cw->prefix.len + 8;
+}
+
 static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
-	struct csv_row row = { .out = w->out };
+	struct csv_writer *cw = csv_writer_of(w);
+	struct vm_out_buffer *row = &cw->buf;
 
-	csv_write_text(&row, iv->machine);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->tid);
-	row_putc(&row, ',');
-	csv_write_text(&row, iv->comm);
-	row_putc(&row, ',');
-	csv_write_text(&row, iv->state);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->begin_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->end_ns);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->vcpu);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->reason);
-	row_end(&row);
+	csv_write_text(row, iv->machine);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, iv->tid);
+	vm_out_buffer_putc(row, ',');
+	csv_write_text(row, iv->comm);
+	vm_out_buffer_putc(row, ',');
+	csv_write_text(row, iv->state);
+	vm_out_buffer_putc(row, ',');
+	csv_write_time(cw, iv->begin_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_time(cw, iv->end_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->vcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->reason);
+	vm_out_buffer_putc(row, '\n');
 }
 
 static void csv_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
 {
-	struct csv_row row = { .out = w->out };
+	struct csv_writer *cw = csv_writer_of(w);
+	struct vm_out_buffer *row = &cw->buf;
 
-	csv_write_text(&row, iv->machine);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->vcpu);
-	row_putc(&row, ',');
-	csv_write_text(&row, iv->mode);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->begin_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, iv->end_ns);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->host_tid);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->pcpu);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, iv->reason);
-	row_end(&row);
+	csv_write_text(row, iv->machine);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, iv->vcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_text(row, iv->mode);
+	vm_out_buffer_putc(row, ',');
+	csv_write_time(cw, iv->begin_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_time(cw, iv->end_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->host_tid);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->pcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->reason);
+	vm_out_buffer_putc(row, '\n');
 }
 
 /* The exit's name, else its number (SPEC), empty when there is no reason. */
-static void csv_write_exit_name(struct csv_row *row, const struct vm_exit_stat *st)
+static void csv_write_exit_name(struct vm_out_buffer *row, const struct vm_exit_stat *st)
 {
 	const char *name = vm_exit_reason_name(st->isa, st->reason);
 
@@ -189,36 +345,38 @@ static void csv_write_exit_name(struct csv_row *row, const struct vm_exit_stat *
 
 static void csv_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 {
-	struct csv_row row = { .out = w->out };
+	struct vm_out_buffer *row = csv_buffer(w);
 
-	csv_write_text(&row, st->machine);
-	row_putc(&row, ',');
-	csv_write_int(&row, st->vcpu);
-	row_putc(&row, ',');
-	csv_write_optional_int(&row, st->reason);
-	row_putc(&row, ',');
-	csv_write_exit_name(&row, st);
-	row_putc(&row, ',');
-	csv_write_uint(&row, st->count, false);
-	row_putc(&row, ',');
-	csv_write_int(&row, st->total_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, st->min_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, st->max_ns);
-	row_putc(&row, ',');
-	csv_write_int(&row, vm_exit_stat_mean_ns(st));
-	row_end(&row);
+	csv_write_text(row, st->machine);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, st->vcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, st->reason);
+	vm_out_buffer_putc(row, ',');
+	csv_write_exit_name(row, st);
+	vm_out_buffer_putc(row, ',');
+	csv_write_uint(row, st->count, false);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, st->total_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, st->min_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, st->max_ns);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, vm_exit_stat_mean_ns(st));
+	vm_out_buffer_putc(row, '\n');
 }
 
-/* Rows are written as they come: nothing is pending at the end. */
+/* Rows still in the buffer go to the stream, which the caller flushes. */
 static void csv_finish(struct vm_writer *w)
 {
-	(void) w;
+	vm_out_buffer_flush(csv_buffer(w));
 }
 
+/* Without a finish (an error upstream), the rows so far still go out. */
 static void csv_destroy(struct vm_writer *w)
 {
+	vm_out_buffer_clear(csv_buffer(w));
 	g_free(w);
 }
 
@@ -233,9 +391,10 @@ static const struct vm_writer_ops csv_ops = {
 
 struct vm_writer *vm_writer_csv_new(enum vm_writer_what what, FILE *out)
 {
-	struct vm_writer *w = g_new0(struct vm_writer, 1);
+	struct csv_writer *cw = g_new0(struct csv_writer, 1);
 
-	vm_writer_init_base(w, &csv_ops, what, out);
+	vm_writer_init_base(&cw->base, &csv_ops, what, out);
+	vm_out_buffer_init(&cw->buf, out);
 	fprintf(out, "%s\n", csv_headers[what]);
-	return w;
+	return &cw->base;
 }

@@ -85,26 +85,26 @@ struct vm_writer *vm_writer_create(enum vm_writer_format format,
 	return NULL;
 }
 
-static bool wants(const struct vm_writer *w, enum vm_writer_what kind)
+bool vm_writer_wants(const struct vm_writer *w, enum vm_writer_what kind)
 {
 	return !w->finished && (w->ops->accepts_every_kind || w->what == kind);
 }
 
 void vm_writer_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
-	if (wants(w, VM_WRITER_THREADS))
+	if (vm_writer_wants(w, VM_WRITER_THREADS))
 		w->ops->thread_interval(w, iv);
 }
 
 void vm_writer_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
 {
-	if (wants(w, VM_WRITER_VCPUS))
+	if (vm_writer_wants(w, VM_WRITER_VCPUS))
 		w->ops->vcpu_interval(w, iv);
 }
 
 void vm_writer_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 {
-	if (wants(w, VM_WRITER_EXITS))
+	if (vm_writer_wants(w, VM_WRITER_EXITS))
 		w->ops->exit_stat(w, st);
 }
 

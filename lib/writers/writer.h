@@ -80,6 +80,12 @@ struct vm_writer;
 struct vm_writer *vm_writer_create(enum vm_writer_format format,
 		enum vm_writer_what what, FILE *out);
 
+/*
+ * Whether records of `kind` are still written: the caller may skip
+ * computing those that are not.
+ */
+bool vm_writer_wants(const struct vm_writer *w, enum vm_writer_what kind);
+
 void vm_writer_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv);
 void vm_writer_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv);
 void vm_writer_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st);

@@ -178,6 +178,36 @@ START_TEST(exit_statistics)
 }
 END_TEST
 
+/*
+ * What sink.vm.threads may leave undecoded: what the analysis reads of an
+ * event depends on its kind and on whether its machine is the host.
+ */
+START_TEST(fields_needed)
+{
+	struct recorder r;
+
+	recorder_init(&r);
+	vm_threads_add_machine(r.threads, HOST, "host", VM_THREADS_ROLE_UNKNOWN);
+	vm_threads_add_machine(r.threads, GUEST, "guest", VM_THREADS_ROLE_UNKNOWN);
+	/* Before any kvm event, any machine may be a guest. */
+	ck_assert(vm_threads_needs_fields(r.threads, HOST, VM_EVENT_SCHED_SWITCH));
+	ck_assert(vm_threads_needs_fields(r.threads, 7, VM_EVENT_SCHED_WAKEUP));
+	ck_assert(vm_threads_needs_fields(r.threads, HOST, VM_EVENT_KVM_EXIT));
+	ck_assert(!vm_threads_needs_fields(r.threads, HOST, VM_EVENT_KVM_ENTRY));
+	ck_assert(!vm_threads_needs_fields(r.threads, GUEST, VM_EVENT_OTHER));
+	ck_assert(!vm_threads_needs_fields(r.threads, GUEST, VM_EVENT_VMSYNC_GH_GUEST));
+	feed_kvm_entry(&r, HOST, 5, 0, 0);
+	/* The host's own threads are not reported. */
+	ck_assert(!vm_threads_needs_fields(r.threads, HOST, VM_EVENT_SCHED_SWITCH));
+	ck_assert(!vm_threads_needs_fields(r.threads, HOST, VM_EVENT_PROCESS_FORK));
+	ck_assert(vm_threads_needs_fields(r.threads, HOST, VM_EVENT_KVM_EXIT));
+	ck_assert(vm_threads_needs_fields(r.threads, HOST, VM_EVENT_VCPU_STATE));
+	ck_assert(vm_threads_needs_fields(r.threads, GUEST, VM_EVENT_SCHED_SWITCH));
+	ck_assert(vm_threads_needs_fields(r.threads, GUEST, VM_EVENT_STATEDUMP_PROCESS));
+	recorder_clear(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("threads-kvm");
@@ -188,6 +218,7 @@ int main(void)
 	tcase_add_test(tc, thread_states);
 	tcase_add_test(tc, vcpu_modes);
 	tcase_add_test(tc, exit_statistics);
+	tcase_add_test(tc, fields_needed);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
