@@ -97,14 +97,15 @@ static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
  * forgets those that can no longer: released, now a vCPU thread's (already
  * accounted), not on the host, or older than the grace period.
  */
-static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
+static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
+		int64_t host)
 {
-	const struct vm_model *model = tracker->model;
-	int64_t host = model->cls->host(model->data);
+	struct switch_in_cache *cache = &tracker->switch_in_cache;
 	uint64_t barrier = UINT64_MAX;
 	GHashTableIter iter;
 	gpointer key;
 
+	cache->has_oldest = false;
 	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		const struct machine_cpu *cpu = key;
@@ -124,8 +125,37 @@ static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
 			continue;
 		}
 		barrier = min_seq(barrier, cpu->switch_in_seq);
+		if (!cache->has_oldest || cpu->switch_in_ts < cache->oldest_ts)
+			cache->oldest_ts = cpu->switch_in_ts;
+		cache->has_oldest = true;
 	}
 	return barrier;
+}
+
+/*
+ * compute_switch_in_barrier(), called only when its answer may differ from
+ * the last one: it runs after every input, and most inputs change nothing
+ * it reads. What it reads changes only by a switch (a CPU's switch-in and
+ * current thread), a vCPU thread created or revived, the host becoming
+ * known, a give-up, or time passing the grace of the oldest switch-in left
+ * (callers invalidate the cache for the first ones). Its other test, that
+ * a switch-in is still held, changes only for switch-ins older than the
+ * barrier, which only a give-up (or a flush) releases.
+ */
+static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
+{
+	struct switch_in_cache *cache = &tracker->switch_in_cache;
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+
+	if (cache->valid && cache->host == host && (!cache->has_oldest ||
+			tracker->newest_ts - cache->oldest_ts <=
+				tracker->limits.switch_in_grace_ns))
+		return cache->barrier;
+	cache->barrier = compute_switch_in_barrier(tracker, host);
+	cache->host = host;
+	cache->valid = true;
+	return cache->barrier;
 }
 
 /* The oldest input parked until its CPU's thread is known. */
@@ -254,6 +284,7 @@ static void give_up(struct vm_vcpu_tracker *tracker)
 		give_up_parked(tracker);
 	give_up_unmapped(tracker);
 	g_hash_table_remove_all(tracker->recent_switch_ins);
+	switch_in_cache_invalidate(tracker);
 }
 
 static void release_head(struct vm_vcpu_tracker *tracker)
@@ -275,6 +306,8 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 	if (everything) {
 		report_no_host(tracker, "in the whole input");
 		give_up_parked(tracker);
+		/* Releases switch-ins younger than the barrier. */
+		switch_in_cache_invalidate(tracker);
 	} else if (tracker->first_ts != INT64_MIN &&
 			tracker->newest_ts - tracker->first_ts > tracker->limits.window_ns) {
 		report_no_host(tracker, "within the look-ahead window");

@@ -118,6 +118,8 @@ static void await_vm(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread
 	thread->awaiting_since_ts = tracker->newest_ts;
 	thread->hold_from_seq = UINT64_MAX;
 	vm_int64_table_insert(tracker->unmapped, thread->tid, thread);
+	/* A switch-in may be this thread's: no longer a barrier. */
+	switch_in_cache_invalidate(tracker);
 }
 
 static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
@@ -358,6 +360,8 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 		switch_in(tracker, input, cpu, event->u.sched_switch.next_tid);
 	}
 	cpu->current_tid = event->u.sched_switch.next_tid;
+	/* Even when not watched (again), `cpu` may be in recent_switch_ins. */
+	switch_in_cache_invalidate(tracker);
 	cpu->switch_in = input;
 	cpu->switch_in_seq = input->seq;
 	cpu->switch_in_ts = input->ts;

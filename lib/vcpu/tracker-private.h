@@ -129,6 +129,15 @@ static inline void held_ring_push(struct held_ring *ring, struct held_input *inp
 	ring->len++;
 }
 
+/* See vm_vcpu_tracker.switch_in_cache. */
+struct switch_in_cache {
+	bool valid;
+	uint64_t barrier;
+	int64_t host;          /* the host when computed */
+	bool has_oldest;       /* some switch-in is left */
+	int64_t oldest_ts;     /* the oldest switch_in_ts left */
+};
+
 /* Slots of the tracker's thread lookup cache. */
 #define THREAD_CACHE_SIZE 256
 
@@ -173,6 +182,13 @@ struct vm_vcpu_tracker {
 	 * held input and may still turn out to be a vCPU thread.
 	 */
 	GHashTable *recent_switch_ins;
+	/*
+	 * The last answer of switch_in_barrier() (lookahead.c), valid while
+	 * nothing it depends on changed: it is recomputed after a switch, a
+	 * vCPU thread created or revived, the host becoming known, a give-up,
+	 * or once the oldest switch-in left may have outlived its grace.
+	 */
+	struct switch_in_cache switch_in_cache;
 	/* vm_int64_pair(vm, vcpu_id) -> gint64 tid of the thread that runs it */
 	GHashTable *owners;
 
@@ -190,6 +206,12 @@ struct vm_vcpu_tracker {
 	struct held_input *spare[SPARE_INPUTS];
 	unsigned int spare_count;
 };
+
+/* Something switch_in_barrier() (lookahead.c) depends on changed. */
+static inline void switch_in_cache_invalidate(struct vm_vcpu_tracker *tracker)
+{
+	tracker->switch_in_cache.valid = false;
+}
 
 /* warn.c */
 /* The machine's name for a message (g_free() it). */
