@@ -10,6 +10,7 @@
 
 #include "state/state.h"
 #include "state/state-component.h"
+#include "state/msg-ring.h"
 #include "state/vcpu-stream.h"
 #include "common/event-decode.h"
 #include "common/log.h"
@@ -28,9 +29,16 @@ struct state_iterator {
 	struct vm_model *model;
 	struct vm_vcpu_tracker *tracker;
 	struct vcpu_stream *vcpu_stream;
-	/* bt_message *, references owned, in output order. */
-	GQueue *output;
-	/* Clock of the last event released: the cause of the changes after it. */
+	/* References owned, in output order. */
+	struct msg_ring output;
+	/*
+	 * The last message released: the event that causes the mode changes
+	 * reported right after it. Borrowed: its reference is in `output`,
+	 * which next() drains only after the tracker returns.
+	 */
+	const bt_message *cause_msg;
+	/* Read from cause_msg by the first change it causes. */
+	bool cause_read;
 	const bt_trace *cause_trace;
 	const bt_clock_class *cause_clock_class;
 	uint64_t cause_value;
@@ -44,22 +52,47 @@ struct state_iterator {
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
 		(it)->self_msg_iter, __VA_ARGS__)
 
+/*
+ * Most messages cause no change: what a change needs of its cause is read
+ * only when one comes (read_cause()).
+ */
 static void on_release(void *user, void *cookie)
 {
 	struct state_iterator *it = user;
 	const bt_message *msg = cookie;
 
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
-		it->cause_trace = bt_stream_borrow_trace_const(
-			bt_event_borrow_stream_const(
-				bt_message_event_borrow_event_const(msg)));
-		it->cause_clock_class =
-			bt_message_event_borrow_stream_class_default_clock_class_const(msg);
-		if (it->cause_clock_class)
-			it->cause_value = bt_clock_snapshot_get_value(
-				bt_message_event_borrow_default_clock_snapshot_const(msg));
+	it->cause_msg = msg;
+	it->cause_read = false;
+	msg_ring_push(&it->output, msg);
+}
+
+/*
+ * The trace and clock of the event whose changes are being reported.
+ * Changes are only recorded on event inputs (lib/vcpu/state.c), and are
+ * reported right after the release of their input, so cause_msg is that
+ * event, still in the output queue.
+ */
+static bool read_cause(struct state_iterator *it)
+{
+	const bt_message *msg = it->cause_msg;
+
+	if (it->cause_read)
+		return true;
+	if (!msg || bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT) {
+		ITER_ERROR_CAUSE(it, "A vCPU mode change is reported after a "
+			"message that is not an event (internal error).");
+		return false;
 	}
-	g_queue_push_tail(it->output, (gpointer) msg);
+	it->cause_trace = bt_stream_borrow_trace_const(
+		bt_event_borrow_stream_const(
+			bt_message_event_borrow_event_const(msg)));
+	it->cause_clock_class =
+		bt_message_event_borrow_stream_class_default_clock_class_const(msg);
+	if (it->cause_clock_class)
+		it->cause_value = bt_clock_snapshot_get_value(
+			bt_message_event_borrow_default_clock_snapshot_const(msg));
+	it->cause_read = true;
+	return true;
 }
 
 static void on_change(void *user, const struct vm_vcpu_change *change)
@@ -68,6 +101,10 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 
 	if (it->failed)
 		return;
+	if (!read_cause(it)) {
+		it->failed = true;
+		return;
+	}
 	if (!it->cause_clock_class) {
 		/* Mode changes come from host events, which have times. */
 		ITER_ERROR_CAUSE(it, "A vCPU mode change comes from an event "
@@ -76,7 +113,7 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 		it->failed = true;
 		return;
 	}
-	if (!vcpu_stream_append_change(it->vcpu_stream, it->output, change,
+	if (!vcpu_stream_append_change(it->vcpu_stream, &it->output, change,
 			machine_names_name(it->machines, change->vm),
 			it->cause_trace, it->cause_clock_class, it->cause_value))
 		it->failed = true;
@@ -105,14 +142,6 @@ static void discard_message(void *cookie)
 	bt_message_put_ref(cookie);
 }
 
-static void clear_output(struct state_iterator *it)
-{
-	bt_message *msg;
-
-	while ((msg = g_queue_pop_head(it->output)))
-		bt_message_put_ref(msg);
-}
-
 static void destroy_analysis(struct state_iterator *it)
 {
 	vm_vcpu_tracker_destroy(it->tracker, discard_message);
@@ -138,6 +167,8 @@ static bool create_analysis(struct state_iterator *it)
 		return false;
 	for (machine = 0; machine < machine_names_count(it->machines); machine++)
 		vm_vcpu_tracker_add_machine(it->tracker, machine);
+	it->cause_msg = NULL;
+	it->cause_read = false;
 	it->cause_clock_class = NULL;
 	it->vm_pids_applied = false;
 	it->upstream_ended = false;
@@ -150,10 +181,7 @@ static void iterator_destroy(struct state_iterator *it)
 	if (!it)
 		return;
 	destroy_analysis(it);
-	if (it->output) {
-		clear_output(it);
-		g_queue_free(it->output);
-	}
+	msg_ring_fini(&it->output);
 	vcpu_stream_destroy(it->vcpu_stream);
 	machine_names_destroy(it->machines);
 	event_decoder_destroy(it->decoder);
@@ -188,7 +216,6 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 	it->decoder = event_decoder_create();
 	it->machines = machine_names_create();
 	it->vcpu_stream = vcpu_stream_create(self_msg_iter);
-	it->output = g_queue_new();
 	if (!create_analysis(it)) {
 		iterator_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
@@ -307,14 +334,14 @@ static bool end_of_input(struct state_iterator *it)
 	vm_vcpu_tracker_flush(it->tracker);
 	if (it->failed)
 		return false;
-	return vcpu_stream_append_end(it->vcpu_stream, it->output);
+	return vcpu_stream_append_end(it->vcpu_stream, &it->output);
 }
 
 /* Pulls upstream until `capacity` messages are ready or upstream waits. */
 static bt_message_iterator_class_next_method_status fill_output(
 		struct state_iterator *it, uint64_t capacity)
 {
-	while (g_queue_get_length(it->output) < capacity && !it->upstream_ended) {
+	while (msg_ring_length(&it->output) < capacity && !it->upstream_ended) {
 		bt_message_array_const msgs;
 		uint64_t count;
 
@@ -350,13 +377,13 @@ bt_message_iterator_class_next_method_status state_iterator_next(
 	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
 			status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN)
 		return status;
-	if (g_queue_is_empty(it->output))
+	if (msg_ring_is_empty(&it->output))
 		return it->upstream_ended ?
 			BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END :
 			BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
 	*count = 0;
-	while (*count < capacity && !g_queue_is_empty(it->output))
-		msgs[(*count)++] = g_queue_pop_head(it->output);
+	while (*count < capacity && !msg_ring_is_empty(&it->output))
+		msgs[(*count)++] = msg_ring_pop(&it->output);
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
@@ -381,7 +408,7 @@ state_iterator_seek_beginning(bt_self_message_iterator *self_msg_iter)
 	if (status != BT_MESSAGE_ITERATOR_SEEK_BEGINNING_STATUS_OK)
 		return (bt_message_iterator_class_seek_beginning_method_status) status;
 	destroy_analysis(it);
-	clear_output(it);
+	msg_ring_clear(&it->output);
 	vcpu_stream_rewind(it->vcpu_stream);
 	if (!create_analysis(it))
 		return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_ERROR;

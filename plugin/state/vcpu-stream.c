@@ -152,18 +152,18 @@ error:
 	return false;
 }
 
-static bool append(struct vcpu_stream *stream, GQueue *out, bt_message *msg)
+static bool append(struct vcpu_stream *stream, struct msg_ring *out, bt_message *msg)
 {
 	if (!msg) {
 		ERROR_CAUSE(stream, "Cannot create a message of the vm:vcpu_state "
 			"stream (out of memory?).");
 		return false;
 	}
-	g_queue_push_tail(out, msg);
+	msg_ring_push(out, msg);
 	return true;
 }
 
-static bool begin(struct vcpu_stream *stream, GQueue *out)
+static bool begin(struct vcpu_stream *stream, struct msg_ring *out)
 {
 	bt_packet_put_ref(stream->packet);
 	stream->packet = bt_packet_create(stream->stream);
@@ -239,7 +239,7 @@ static bt_message *create_event(struct vcpu_stream *stream,
 	return msg;
 }
 
-bool vcpu_stream_append_change(struct vcpu_stream *stream, GQueue *out,
+bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 		const struct vm_vcpu_change *change, const char *vm_name,
 		const bt_trace *host_trace, const bt_clock_class *clock_class,
 		uint64_t value)
@@ -253,7 +253,7 @@ bool vcpu_stream_append_change(struct vcpu_stream *stream, GQueue *out,
 	return append(stream, out, create_event(stream, change, vm_name, value));
 }
 
-bool vcpu_stream_append_end(struct vcpu_stream *stream, GQueue *out)
+bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out)
 {
 	if (!stream->begun)
 		return true;
