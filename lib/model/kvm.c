@@ -3,11 +3,12 @@
 #include "model/kvm.h"
 #include "model/int64-key.h"
 #include "model/processes.h"
+#include "model/machine-set.h"
 
 struct kvm_model {
 	int64_t host;
-	/* Known machines: GUINT_TO_POINTER(machine) set. */
-	GHashTable *machines;
+	/* Known machines (learn() adds that of every event). */
+	struct vm_machine_set machines;
 	struct vm_processes *processes;
 	/* Host thread id -> gint64 vcpu_id, for every thread seen entering. */
 	GHashTable *vcpu_threads;
@@ -36,7 +37,7 @@ static void *kvm_create(void)
 	struct kvm_model *kvm = g_new0(struct kvm_model, 1);
 
 	kvm->host = VM_MODEL_UNKNOWN;
-	kvm->machines = g_hash_table_new(g_direct_hash, g_direct_equal);
+	vm_machine_set_init(&kvm->machines);
 	kvm->processes = vm_processes_create();
 	kvm->vcpu_threads = vm_int64_table_new(g_free);
 	kvm->thread_uid = vm_int64_table_new(g_free);
@@ -52,7 +53,7 @@ static void kvm_destroy(void *data)
 
 	if (!kvm)
 		return;
-	g_hash_table_destroy(kvm->machines);
+	vm_machine_set_fini(&kvm->machines);
 	vm_processes_destroy(kvm->processes);
 	g_hash_table_destroy(kvm->vcpu_threads);
 	g_hash_table_destroy(kvm->thread_uid);
@@ -66,7 +67,7 @@ static void kvm_add_machine(void *data, unsigned int machine)
 {
 	struct kvm_model *kvm = data;
 
-	if (g_hash_table_add(kvm->machines, GUINT_TO_POINTER(machine)))
+	if (vm_machine_set_add(&kvm->machines, machine))
 		kvm->generation++;
 }
 
@@ -247,7 +248,7 @@ static int64_t single_guest(const struct kvm_model *kvm)
 
 	if (kvm->host == VM_MODEL_UNKNOWN)
 		return VM_MODEL_UNKNOWN;
-	g_hash_table_iter_init(&iter, kvm->machines);
+	g_hash_table_iter_init(&iter, kvm->machines.table);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		int64_t machine = GPOINTER_TO_UINT(key);
 

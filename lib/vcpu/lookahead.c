@@ -211,7 +211,7 @@ static void report_no_host(struct vm_vcpu_tracker *tracker, const char *when)
 	if (tracker->no_host_reported || host_known(tracker))
 		return;
 	tracker->no_host_reported = true;
-	g_hash_table_iter_init(&iter, tracker->machines);
+	g_hash_table_iter_init(&iter, tracker->machines.table);
 	while (g_hash_table_iter_next(&iter, &key, NULL))
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_HOST, GPOINTER_TO_UINT(key),
 			"No host found %s: no machine has the hypervisor events "

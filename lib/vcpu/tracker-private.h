@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "vcpu/tracker.h"
+#include "model/machine-set.h"
 
 /* A mode change computed at input time, reported when its input leaves. */
 struct pending_change {
@@ -192,8 +193,8 @@ struct vm_vcpu_tracker {
 	/* vm_int64_pair(vm, vcpu_id) -> gint64 tid of the thread that runs it */
 	GHashTable *owners;
 
-	/* Machines seen: GUINT_TO_POINTER(machine) set. */
-	GHashTable *machines;
+	/* Machines seen. */
+	struct vm_machine_set machines;
 	/* Time of the first input with a time, INT64_MIN before. */
 	int64_t first_ts;
 	bool no_host_reported;
