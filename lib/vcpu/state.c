@@ -22,10 +22,9 @@
 #include "model/int64-key.h"
 #include "prev-state.h"
 
-static struct machine_cpu *get_cpu(struct vm_vcpu_tracker *tracker,
-		unsigned int machine, int64_t cpu_id)
+static struct machine_cpu *get_cpu_slow(struct vm_vcpu_tracker *tracker,
+		int64_t key, int64_t cpu_id)
 {
-	int64_t key = vm_int64_pair(machine, cpu_id);
 	struct machine_cpu *cpu = vm_int64_table_lookup(tracker->cpus, key);
 
 	if (!cpu) {
@@ -37,6 +36,20 @@ static struct machine_cpu *get_cpu(struct vm_vcpu_tracker *tracker,
 		vm_int64_table_insert(tracker->cpus, key, cpu);
 	}
 	return cpu;
+}
+
+/* Most inputs need their CPU: a direct-mapped cache answers first. */
+static struct machine_cpu *get_cpu(struct vm_vcpu_tracker *tracker,
+		unsigned int machine, int64_t cpu_id)
+{
+	int64_t key = vm_int64_pair(machine, cpu_id);
+	/* The machines' CPUs apart: a few machines with CPUs from 0 each. */
+	struct machine_cpu **slot = &tracker->cpu_cache[
+		((uint64_t) cpu_id + machine * 17u) % CPU_CACHE_SIZE];
+
+	if (!*slot || (*slot)->key != key)
+		*slot = get_cpu_slow(tracker, key, cpu_id);
+	return *slot;
 }
 
 static struct thread_cache_entry *thread_cache_slot(struct vm_vcpu_tracker *tracker,

@@ -148,6 +148,18 @@ struct thread_cache_entry {
 	struct vcpu_thread *thread;  /* NULL: not a vCPU thread */
 };
 
+/* Slots of the tracker's CPU lookup cache. */
+#define CPU_CACHE_SIZE 64
+
+/* Slots of the tracker's vCPU owner cache. */
+#define OWNER_CACHE_SIZE 64
+
+struct owner_cache_entry {
+	bool valid;
+	int64_t key;    /* vm_int64_pair(vm, vcpu_id) */
+	int64_t owner;  /* -1: none */
+};
+
 /* Released inputs kept for reuse by a tracker. */
 #define SPARE_INPUTS 64
 
@@ -162,8 +174,10 @@ struct vm_vcpu_tracker {
 	uint64_t next_seq;
 	int64_t newest_ts;
 
-	/* vm_int64_pair(machine, cpu) -> struct machine_cpu */
+	/* vm_int64_pair(machine, cpu) -> struct machine_cpu (never removed) */
 	GHashTable *cpus;
+	/* Answers of `cpus` by key modulo the size (NULL: empty slot). */
+	struct machine_cpu *cpu_cache[CPU_CACHE_SIZE];
 	uint64_t parked_count;
 
 	/* host tid -> struct vcpu_thread (never removed) */
@@ -192,6 +206,11 @@ struct vm_vcpu_tracker {
 	struct switch_in_cache switch_in_cache;
 	/* vm_int64_pair(vm, vcpu_id) -> gint64 tid of the thread that runs it */
 	GHashTable *owners;
+	/*
+	 * Answers of `owners` by key modulo the size, misses included; kept
+	 * exact by the only writers, in report.c.
+	 */
+	struct owner_cache_entry owner_cache[OWNER_CACHE_SIZE];
 
 	/* Machines seen. */
 	struct vm_machine_set machines;
