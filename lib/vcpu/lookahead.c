@@ -16,8 +16,8 @@
 
 void held_input_free(struct held_input *input)
 {
-	if (input->changes)
-		g_array_free(input->changes, TRUE);
+	if (input->more_changes)
+		g_array_free(input->more_changes, TRUE);
 	g_free(input);
 }
 
@@ -34,7 +34,7 @@ struct held_input *held_input_new(struct vm_vcpu_tracker *tracker)
 
 void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input)
 {
-	if (input->changes || tracker->spare_count == SPARE_INPUTS) {
+	if (input->more_changes || tracker->spare_count == SPARE_INPUTS) {
 		held_input_free(input);
 		return;
 	}
@@ -290,12 +290,11 @@ static void give_up(struct vm_vcpu_tracker *tracker)
 static void release_head(struct vm_vcpu_tracker *tracker)
 {
 	struct held_input *input = held_ring_pop(&tracker->held);
-	guint i;
+	unsigned int i;
 
 	tracker->callbacks.release(tracker->user, input->cookie);
-	for (i = 0; input->changes && i < input->changes->len; i++)
-		report_change(tracker, input->ts, &g_array_index(input->changes,
-			struct pending_change, i));
+	for (i = 0; i < input->change_count; i++)
+		report_change(tracker, input->ts, held_input_change(input, i));
 	held_input_release(tracker, input);
 }
 

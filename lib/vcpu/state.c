@@ -104,9 +104,7 @@ static void record_change(struct held_input *at, struct vcpu_thread *thread,
 
 	if (thread->awaiting_vm && at->seq < thread->hold_from_seq)
 		thread->hold_from_seq = at->seq;
-	if (!at->changes)
-		at->changes = g_array_new(FALSE, FALSE, sizeof(struct pending_change));
-	g_array_append_val(at->changes, change);
+	held_input_add_change(at, &change);
 }
 
 static void set_mode(struct held_input *at, struct vcpu_thread *thread,

@@ -21,6 +21,9 @@ struct pending_change {
 	bool ends;
 };
 
+/* Changes an input holds without allocating: inputs cause 0 to 2 of them. */
+#define INLINE_CHANGES 2
+
 /* One input held by the look-ahead. */
 struct held_input {
 	uint64_t seq;
@@ -29,9 +32,37 @@ struct held_input {
 	bool has_event;
 	/* A copy: its strings are blanked, the tracker never reads them. */
 	struct vm_event event;
-	/* struct pending_change, in the order they happened; NULL if none. */
-	GArray *changes;
+	/*
+	 * Its changes, in the order they happened: the first INLINE_CHANGES
+	 * here, the next ones in `more_changes` (NULL until needed).
+	 */
+	unsigned int change_count;
+	struct pending_change changes[INLINE_CHANGES];
+	GArray *more_changes;
 };
+
+static inline const struct pending_change *held_input_change(
+		const struct held_input *input, unsigned int i)
+{
+	if (i < INLINE_CHANGES)
+		return &input->changes[i];
+	return &g_array_index(input->more_changes, struct pending_change,
+		i - INLINE_CHANGES);
+}
+
+static inline void held_input_add_change(struct held_input *input,
+		const struct pending_change *change)
+{
+	if (input->change_count < INLINE_CHANGES) {
+		input->changes[input->change_count++] = *change;
+		return;
+	}
+	if (!input->more_changes)
+		input->more_changes = g_array_new(FALSE, FALSE,
+			sizeof(struct pending_change));
+	g_array_append_val(input->more_changes, *change);
+	input->change_count++;
+}
 
 /* A CPU of a machine, as far as its current thread goes. */
 struct machine_cpu {
