@@ -20,13 +20,29 @@
 /* Index of a member a class does not have. */
 #define NO_MEMBER UINT64_MAX
 
+/*
+ * How a member's field is read. The field class of a member never changes,
+ * so this is found once per class rather than asked of every field.
+ */
+enum member_type {
+	MEMBER_OTHER = 0,  /* absent, or of a type the decoder cannot read */
+	MEMBER_SIGNED,     /* signed integer or enumeration */
+	MEMBER_UNSIGNED,   /* unsigned integer or enumeration */
+	MEMBER_STRING,
+};
+
 struct class_info {
 	enum vm_event_kind kind;
 	/* Payload member indexes, in the order of the kind's name list. */
 	uint64_t members[MAX_MEMBERS];
+	enum member_type member_types[MAX_MEMBERS];
 	/* Index of `cpu_id` in the packet context, NO_MEMBER if none. */
 	uint64_t cpu_id_member;
+	enum member_type cpu_id_type;
 };
+
+/* Slots of the decoder's packet cache (a few streams per CPU interleave). */
+#define PACKET_CACHE_SIZE 64
 
 #define CLASS_CACHE_SIZE 256
 
@@ -43,6 +59,16 @@ struct event_decoder {
 		const bt_event_class *event_class;
 		const struct class_info *info;
 	} cache[CLASS_CACHE_SIZE];
+	/*
+	 * The cpu_id of recent packets, read once per packet rather than per
+	 * event. A reference is held on each cached packet: a packet freed
+	 * goes back to its stream's pool and may come back, same address, with
+	 * another context.
+	 */
+	struct {
+		const bt_packet *packet;
+		int64_t cpu_id;
+	} packets[PACKET_CACHE_SIZE];
 };
 
 struct kind_name {
@@ -132,6 +158,30 @@ static enum vm_event_kind kind_of_name(const char *name)
 	return VM_EVENT_OTHER;
 }
 
+static enum member_type type_of(const bt_field_class *fc)
+{
+	bt_field_class_type type = bt_field_class_get_type(fc);
+
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return MEMBER_SIGNED;
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return MEMBER_UNSIGNED;
+	if (type == BT_FIELD_CLASS_TYPE_STRING)
+		return MEMBER_STRING;
+	return MEMBER_OTHER;
+}
+
+/* The type of member `index` of a structure field class. */
+static enum member_type member_type(const bt_field_class *struct_fc,
+		uint64_t index)
+{
+	if (index == NO_MEMBER)
+		return MEMBER_OTHER;
+	return type_of(bt_field_class_structure_member_borrow_field_class_const(
+		bt_field_class_structure_borrow_member_by_index_const(struct_fc,
+			index)));
+}
+
 /* Index of the member `name` of a structure field class, NO_MEMBER if none. */
 static uint64_t member_index(const bt_field_class *struct_fc, const char *name)
 {
@@ -158,8 +208,9 @@ static struct class_info *class_info_create(const bt_event_class *event_class)
 	struct class_info *info = g_new0(struct class_info, 1);
 	const bt_field_class *payload_fc =
 		bt_event_class_borrow_payload_field_class_const(event_class);
-	const bt_stream_class *stream_class =
-		bt_event_class_borrow_stream_class_const(event_class);
+	const bt_field_class *packet_fc =
+		bt_stream_class_borrow_packet_context_field_class_const(
+			bt_event_class_borrow_stream_class_const(event_class));
 	const char *const *names;
 	size_t i;
 
@@ -167,11 +218,12 @@ static struct class_info *class_info_create(const bt_event_class *event_class)
 	names = member_names(info->kind);
 	for (i = 0; i < MAX_MEMBERS; i++)
 		info->members[i] = NO_MEMBER;
-	for (i = 0; i < MAX_MEMBERS && names[i]; i++)
+	for (i = 0; i < MAX_MEMBERS && names[i]; i++) {
 		info->members[i] = member_index(payload_fc, names[i]);
-	info->cpu_id_member = member_index(
-		bt_stream_class_borrow_packet_context_field_class_const(stream_class),
-		"cpu_id");
+		info->member_types[i] = member_type(payload_fc, info->members[i]);
+	}
+	info->cpu_id_member = member_index(packet_fc, "cpu_id");
+	info->cpu_id_type = member_type(packet_fc, info->cpu_id_member);
 	return info;
 }
 
@@ -197,6 +249,8 @@ void event_decoder_destroy(struct event_decoder *decoder)
 {
 	if (!decoder)
 		return;
+	for (size_t i = 0; i < PACKET_CACHE_SIZE; i++)
+		bt_packet_put_ref(decoder->packets[i].packet);
 	g_hash_table_destroy(decoder->classes);
 	g_free(decoder);
 }
@@ -226,25 +280,22 @@ static const struct class_info *lookup_class(struct event_decoder *decoder,
  * An integer field, signed or unsigned (enumerations included); unsigned
  * values keep their bit pattern. Anything else reads VM_FIELD_MISSING.
  */
-static int64_t read_integer(const bt_field *field)
+static int64_t read_integer(const bt_field *field, enum member_type type)
 {
-	bt_field_class_type type;
-
 	if (!field)
 		return VM_FIELD_MISSING;
-	type = bt_field_get_class_type(field);
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+	if (type == MEMBER_SIGNED)
 		return bt_field_integer_signed_get_value(field);
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+	if (type == MEMBER_UNSIGNED)
 		return (int64_t) bt_field_integer_unsigned_get_value(field);
 	return VM_FIELD_MISSING;
 }
 
-static const char *read_string(const bt_field *field)
+static const char *read_string(const bt_field *field, enum member_type type)
 {
 	const char *value;
 
-	if (!field || bt_field_get_class_type(field) != BT_FIELD_CLASS_TYPE_STRING)
+	if (!field || type != MEMBER_STRING)
 		return "";
 	value = bt_field_string_get_value(field);
 	return value ? value : "";
@@ -260,8 +311,10 @@ static const bt_field *member_field(const bt_field *struct_field,
 }
 
 /* Readers of the i-th member of the kind's list. */
-#define INT_AT(i) read_integer(member_field(payload, info->members[i]))
-#define STR_AT(i) read_string(member_field(payload, info->members[i]))
+#define INT_AT(i) read_integer(member_field(payload, info->members[i]), \
+	info->member_types[i])
+#define STR_AT(i) read_string(member_field(payload, info->members[i]), \
+	info->member_types[i])
 
 static void decode_payload(const struct class_info *info,
 		const bt_field *payload, struct vm_event *out)
@@ -328,17 +381,39 @@ static void decode_payload(const struct class_info *info,
 #undef INT_AT
 #undef STR_AT
 
-static int64_t read_cpu_id(const struct class_info *info, const bt_event *event)
+static int64_t read_packet_cpu_id(const struct class_info *info,
+		const bt_packet *packet)
+{
+	return read_integer(member_field(bt_packet_borrow_context_field_const(packet),
+		info->cpu_id_member), info->cpu_id_type);
+}
+
+/*
+ * The packet's cpu_id, from the cache if it has the packet. A packet's
+ * context does not change, and its stream class, which gives cpu_id's
+ * index, is that of all its events.
+ */
+static int64_t read_cpu_id(struct event_decoder *decoder,
+		const struct class_info *info, const bt_event *event)
 {
 	const bt_packet *packet;
+	size_t slot;
 
 	if (info->cpu_id_member == NO_MEMBER)
 		return VM_FIELD_MISSING;
 	packet = bt_event_borrow_packet_const(event);
 	if (!packet)
 		return VM_FIELD_MISSING;
-	return read_integer(member_field(bt_packet_borrow_context_field_const(packet),
-		info->cpu_id_member));
+	/* Fibonacci hashing: objects of one kind lie at regular strides. */
+	slot = (size_t) (((uint64_t) (uintptr_t) packet *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % PACKET_CACHE_SIZE;
+	if (decoder->packets[slot].packet != packet) {
+		bt_packet_put_ref(decoder->packets[slot].packet);
+		bt_packet_get_ref(packet);
+		decoder->packets[slot].packet = packet;
+		decoder->packets[slot].cpu_id = read_packet_cpu_id(info, packet);
+	}
+	return decoder->packets[slot].cpu_id;
 }
 
 static int64_t read_timestamp(const bt_message *event_msg)
@@ -369,7 +444,7 @@ bool event_decoder_decode(struct event_decoder *decoder,
 	if (info->kind == VM_EVENT_OTHER)
 		return false;
 	out->ts = read_timestamp(event_msg);
-	out->cpu = read_cpu_id(info, event);
+	out->cpu = read_cpu_id(decoder, info, event);
 	decode_payload(info, bt_event_borrow_payload_field_const(event), out);
 	return true;
 }
