@@ -275,7 +275,7 @@ void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything);
 bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq);
 void held_input_free(struct held_input *input);
-/* A zeroed input, reused if one is spare. */
+/* An input without event nor change, reused if one is spare. */
 struct held_input *held_input_new(struct vm_vcpu_tracker *tracker);
 /* Frees `input`, or keeps it for held_input_new(). */
 void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input);
