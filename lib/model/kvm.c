@@ -5,6 +5,15 @@
 #include "model/processes.h"
 #include "model/machine-set.h"
 
+/* Slots of the model's direct-mapped thread caches. */
+#define KVM_CACHE_SIZE 64
+
+/* A cached pointer to the value of a table entry never removed. */
+struct kvm_cache_entry {
+	int64_t tid;
+	void *value;  /* NULL: empty slot */
+};
+
 struct kvm_model {
 	int64_t host;
 	/* Known machines (learn() adds that of every event). */
@@ -24,7 +33,35 @@ struct kvm_model {
 	 */
 	GHashTable *resolved;
 	uint64_t generation;
+	/*
+	 * In front of vcpu_threads (every kvm entry) and resolved (every mode
+	 * change): their entries are never removed and their values are
+	 * updated in place, so a cached value pointer stays valid.
+	 */
+	struct kvm_cache_entry vcpu_thread_cache[KVM_CACHE_SIZE];
+	struct kvm_cache_entry resolved_cache[KVM_CACHE_SIZE];
 };
+
+static struct kvm_cache_entry *cache_slot(struct kvm_cache_entry *cache,
+		int64_t tid)
+{
+	return &cache[(uint64_t) tid % KVM_CACHE_SIZE];
+}
+
+/* The value of `tid` in `table`, through `cache`; NULL if none. */
+static void *cached_lookup(struct kvm_cache_entry *cache, GHashTable *table,
+		int64_t tid)
+{
+	struct kvm_cache_entry *slot = cache_slot(cache, tid);
+	void *value;
+
+	if (slot->value && slot->tid == tid)
+		return slot->value;
+	value = vm_int64_table_lookup(table, tid);
+	if (value)
+		*slot = (struct kvm_cache_entry) { .tid = tid, .value = value };
+	return value;
+}
 
 struct resolved_vm {
 	int64_t vm;
@@ -123,15 +160,18 @@ static void learn_thread_uid(struct kvm_model *kvm, const struct vm_event *event
 static void learn_vcpu_thread(struct kvm_model *kvm,
 		const struct vm_event *event, int64_t tid)
 {
-	const gint64 *known;
+	gint64 *known;
 	int64_t vcpu_id = event->u.kvm_entry.vcpu_id;
 
 	if (tid < 0 || vcpu_id == VM_FIELD_MISSING || !is_host_event(kvm, event))
 		return;
-	known = vm_int64_table_lookup(kvm->vcpu_threads, tid);
+	known = cached_lookup(kvm->vcpu_thread_cache, kvm->vcpu_threads, tid);
 	if (known && *known == vcpu_id)
 		return;
-	vm_int64_table_insert(kvm->vcpu_threads, tid, vm_int64_box(vcpu_id));
+	if (known)
+		*known = vcpu_id;
+	else
+		vm_int64_table_insert(kvm->vcpu_threads, tid, vm_int64_box(vcpu_id));
 	kvm->generation++;
 }
 
@@ -315,7 +355,7 @@ static int64_t kvm_vm_of_thread(void *data, int64_t tid, bool *tentative)
 	*tentative = false;
 	if (kvm->host == VM_MODEL_UNKNOWN)
 		return VM_MODEL_UNKNOWN;
-	resolved = vm_int64_table_lookup(kvm->resolved, tid);
+	resolved = cached_lookup(kvm->resolved_cache, kvm->resolved, tid);
 	if (!resolved) {
 		resolved = g_new0(struct resolved_vm, 1);
 		resolved->generation = kvm->generation + 1;
