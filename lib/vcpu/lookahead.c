@@ -80,6 +80,9 @@ static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 	GHashTableIter iter;
 	gpointer value;
 
+	/* The usual case, once the vCPU threads are known: nothing to do. */
+	if (g_hash_table_size(tracker->unmapped) == 0)
+		return barrier;
 	g_hash_table_iter_init(&iter, tracker->unmapped);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		struct vcpu_thread *thread = value;
@@ -114,6 +117,8 @@ static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
 	gpointer key;
 
 	cache->has_oldest = false;
+	if (g_hash_table_size(tracker->recent_switch_ins) == 0)
+		return barrier;
 	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		const struct machine_cpu *cpu = key;
