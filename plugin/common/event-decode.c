@@ -69,6 +69,8 @@ struct event_decoder {
 		const bt_packet *packet;
 		int64_t cpu_id;
 	} packets[PACKET_CACHE_SIZE];
+	/* String members read as "" (event_decoder_create_without_strings()). */
+	bool skip_strings;
 };
 
 struct kind_name {
@@ -203,7 +205,8 @@ static uint64_t member_index(const bt_field_class *struct_fc, const char *name)
 	return NO_MEMBER;
 }
 
-static struct class_info *class_info_create(const bt_event_class *event_class)
+static struct class_info *class_info_create(const struct event_decoder *decoder,
+		const bt_event_class *event_class)
 {
 	struct class_info *info = g_new0(struct class_info, 1);
 	const bt_field_class *payload_fc =
@@ -221,6 +224,8 @@ static struct class_info *class_info_create(const bt_event_class *event_class)
 	for (i = 0; i < MAX_MEMBERS && names[i]; i++) {
 		info->members[i] = member_index(payload_fc, names[i]);
 		info->member_types[i] = member_type(payload_fc, info->members[i]);
+		if (decoder->skip_strings && info->member_types[i] == MEMBER_STRING)
+			info->member_types[i] = MEMBER_OTHER;
 	}
 	info->cpu_id_member = member_index(packet_fc, "cpu_id");
 	info->cpu_id_type = member_type(packet_fc, info->cpu_id_member);
@@ -242,6 +247,14 @@ struct event_decoder *event_decoder_create(void)
 	 */
 	decoder->classes = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		event_class_put, g_free);
+	return decoder;
+}
+
+struct event_decoder *event_decoder_create_without_strings(void)
+{
+	struct event_decoder *decoder = event_decoder_create();
+
+	decoder->skip_strings = true;
 	return decoder;
 }
 
@@ -267,38 +280,13 @@ static const struct class_info *lookup_class(struct event_decoder *decoder,
 		return decoder->cache[slot].info;
 	info = g_hash_table_lookup(decoder->classes, event_class);
 	if (!info) {
-		info = class_info_create(event_class);
+		info = class_info_create(decoder, event_class);
 		bt_event_class_get_ref(event_class);
 		g_hash_table_insert(decoder->classes, (gpointer) event_class, info);
 	}
 	decoder->cache[slot].event_class = event_class;
 	decoder->cache[slot].info = info;
 	return info;
-}
-
-/*
- * An integer field, signed or unsigned (enumerations included); unsigned
- * values keep their bit pattern. Anything else reads VM_FIELD_MISSING.
- */
-static int64_t read_integer(const bt_field *field, enum member_type type)
-{
-	if (!field)
-		return VM_FIELD_MISSING;
-	if (type == MEMBER_SIGNED)
-		return bt_field_integer_signed_get_value(field);
-	if (type == MEMBER_UNSIGNED)
-		return (int64_t) bt_field_integer_unsigned_get_value(field);
-	return VM_FIELD_MISSING;
-}
-
-static const char *read_string(const bt_field *field, enum member_type type)
-{
-	const char *value;
-
-	if (!field || type != MEMBER_STRING)
-		return "";
-	value = bt_field_string_get_value(field);
-	return value ? value : "";
 }
 
 static const bt_field *member_field(const bt_field *struct_field,
@@ -310,11 +298,43 @@ static const bt_field *member_field(const bt_field *struct_field,
 		struct_field, index);
 }
 
+/*
+ * An integer field, signed or unsigned (enumerations included); unsigned
+ * values keep their bit pattern. Anything else reads VM_FIELD_MISSING.
+ */
+static int64_t read_integer(const bt_field *struct_field, uint64_t index,
+		enum member_type type)
+{
+	const bt_field *field;
+
+	if (type != MEMBER_SIGNED && type != MEMBER_UNSIGNED)
+		return VM_FIELD_MISSING;
+	field = member_field(struct_field, index);
+	if (!field)
+		return VM_FIELD_MISSING;
+	if (type == MEMBER_SIGNED)
+		return bt_field_integer_signed_get_value(field);
+	return (int64_t) bt_field_integer_unsigned_get_value(field);
+}
+
+static const char *read_string(const bt_field *struct_field, uint64_t index,
+		enum member_type type)
+{
+	const bt_field *field;
+	const char *value;
+
+	if (type != MEMBER_STRING)
+		return "";
+	field = member_field(struct_field, index);
+	if (!field)
+		return "";
+	value = bt_field_string_get_value(field);
+	return value ? value : "";
+}
+
 /* Readers of the i-th member of the kind's list. */
-#define INT_AT(i) read_integer(member_field(payload, info->members[i]), \
-	info->member_types[i])
-#define STR_AT(i) read_string(member_field(payload, info->members[i]), \
-	info->member_types[i])
+#define INT_AT(i) read_integer(payload, info->members[i], info->member_types[i])
+#define STR_AT(i) read_string(payload, info->members[i], info->member_types[i])
 
 static void decode_payload(const struct class_info *info,
 		const bt_field *payload, struct vm_event *out)
@@ -384,8 +404,8 @@ static void decode_payload(const struct class_info *info,
 static int64_t read_packet_cpu_id(const struct class_info *info,
 		const bt_packet *packet)
 {
-	return read_integer(member_field(bt_packet_borrow_context_field_const(packet),
-		info->cpu_id_member), info->cpu_id_type);
+	return read_integer(bt_packet_borrow_context_field_const(packet),
+		info->cpu_id_member, info->cpu_id_type);
 }
 
 /*

@@ -16,6 +16,11 @@
 struct event_decoder;
 
 struct event_decoder *event_decoder_create(void);
+/*
+ * A decoder whose events have "" for every string (comm, names...): for a
+ * user that never reads them, which saves reading them.
+ */
+struct event_decoder *event_decoder_create_without_strings(void);
 void event_decoder_destroy(struct event_decoder *decoder);
 
 /*

@@ -39,7 +39,6 @@ struct state_iterator {
 	const bt_message *cause_msg;
 	/* Read from cause_msg by the first change it causes. */
 	bool cause_read;
-	const bt_trace *cause_trace;
 	const bt_clock_class *cause_clock_class;
 	uint64_t cause_value;
 	bool vm_pids_applied;
@@ -67,7 +66,7 @@ static void on_release(void *user, void *cookie)
 }
 
 /*
- * The trace and clock of the event whose changes are being reported.
+ * The clock of the event whose changes are being reported.
  * Changes are only recorded on event inputs (lib/vcpu/state.c), and are
  * reported right after the release of their input, so cause_msg is that
  * event, still in the output queue.
@@ -83,9 +82,6 @@ static bool read_cause(struct state_iterator *it)
 			"message that is not an event (internal error).");
 		return false;
 	}
-	it->cause_trace = bt_stream_borrow_trace_const(
-		bt_event_borrow_stream_const(
-			bt_message_event_borrow_event_const(msg)));
 	it->cause_clock_class =
 		bt_message_event_borrow_stream_class_default_clock_class_const(msg);
 	if (it->cause_clock_class)
@@ -115,7 +111,7 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 	}
 	if (!vcpu_stream_append_change(it->vcpu_stream, &it->output, change,
 			machine_names_name(it->machines, change->vm),
-			it->cause_trace, it->cause_clock_class, it->cause_value))
+			it->cause_msg, it->cause_clock_class, it->cause_value))
 		it->failed = true;
 }
 
@@ -213,7 +209,8 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 		iterator_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
-	it->decoder = event_decoder_create();
+	/* The tracker never reads strings (it blanks them in its copies). */
+	it->decoder = event_decoder_create_without_strings();
 	it->machines = machine_names_create();
 	it->vcpu_stream = vcpu_stream_create(self_msg_iter);
 	if (!create_analysis(it)) {

@@ -112,9 +112,12 @@ static bool copy_env(bt_trace *trace, const bt_trace *host_trace,
 		BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
 }
 
-static bool create_ir(struct vcpu_stream *stream, const bt_trace *host_trace,
+static bool create_ir(struct vcpu_stream *stream, const bt_message *cause,
 		const bt_clock_class *clock_class)
 {
+	const bt_trace *host_trace = bt_stream_borrow_trace_const(
+		bt_event_borrow_stream_const(
+			bt_message_event_borrow_event_const(cause)));
 	bt_self_component *self_comp =
 		bt_self_message_iterator_borrow_component(stream->self_msg_iter);
 
@@ -241,10 +244,10 @@ static bt_message *create_event(struct vcpu_stream *stream,
 
 bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 		const struct vm_vcpu_change *change, const char *vm_name,
-		const bt_trace *host_trace, const bt_clock_class *clock_class,
+		const bt_message *cause, const bt_clock_class *clock_class,
 		uint64_t value)
 {
-	if (!stream->trace_class && !create_ir(stream, host_trace, clock_class))
+	if (!stream->trace_class && !create_ir(stream, cause, clock_class))
 		return false;
 	if (!stream->begun && !begin(stream, out))
 		return false;
