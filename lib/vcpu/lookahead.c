@@ -121,7 +121,7 @@ static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
 		return barrier;
 	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
-		const struct machine_cpu *cpu = key;
+		struct machine_cpu *cpu = key;
 		const struct vcpu_thread *thread;
 
 		/* The cheap tests first: the thread lookup is the costly one. */
@@ -129,11 +129,13 @@ static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
 				(host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
 				tracker->newest_ts - cpu->switch_in_ts >
 					tracker->limits.switch_in_grace_ns) {
+			cpu->watched = false;
 			g_hash_table_iter_remove(&iter);
 			continue;
 		}
 		thread = vcpu_thread_find(tracker, cpu->current_tid);
 		if (thread && !thread->ended) {
+			cpu->watched = false;
 			g_hash_table_iter_remove(&iter);
 			continue;
 		}
@@ -148,8 +150,8 @@ static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
 /*
  * compute_switch_in_barrier(), called only when its answer may differ from
  * the last one: it runs after every input, and most inputs change nothing
- * it reads. What it reads changes only by a switch (a CPU's switch-in and
- * current thread), a vCPU thread created or revived, the host becoming
+ * it reads. What it reads changes only by a switch on a CPU watched or to
+ * be (its switch-in and current thread), a vCPU thread created or revived, the host becoming
  * known, a give-up, or time passing the grace of the oldest switch-in left
  * (callers invalidate the cache for the first ones). Its other test, that
  * a switch-in is still held, changes only for switch-ins older than the
@@ -291,13 +293,24 @@ static void give_up_unmapped(struct vm_vcpu_tracker *tracker)
 		tracker->limits.max_events);
 }
 
+static void forget_switch_ins(struct vm_vcpu_tracker *tracker)
+{
+	GHashTableIter iter;
+	gpointer key;
+
+	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		((struct machine_cpu *) key)->watched = false;
+	g_hash_table_remove_all(tracker->recent_switch_ins);
+	switch_in_cache_invalidate(tracker);
+}
+
 static void give_up(struct vm_vcpu_tracker *tracker)
 {
 	if (tracker->parked_count > 0)
 		give_up_parked(tracker);
 	give_up_unmapped(tracker);
-	g_hash_table_remove_all(tracker->recent_switch_ins);
-	switch_in_cache_invalidate(tracker);
+	forget_switch_ins(tracker);
 }
 
 static void release_head(struct vm_vcpu_tracker *tracker)

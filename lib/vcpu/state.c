@@ -328,6 +328,8 @@ static void watch_switch_in(struct vm_vcpu_tracker *tracker,
 	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine)
 		return;
 	g_hash_table_add(tracker->recent_switch_ins, cpu);
+	cpu->watched = true;
+	switch_in_cache_invalidate(tracker);
 }
 
 /* The inputs parked on `cpu` now that its current thread is known. */
@@ -370,9 +372,10 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 			event->u.sched_switch.prev_state);
 		switch_in(tracker, input, cpu, event->u.sched_switch.next_tid);
 	}
+	/* A CPU watched already changes what it watches. */
+	if (cpu->watched)
+		switch_in_cache_invalidate(tracker);
 	cpu->current_tid = event->u.sched_switch.next_tid;
-	/* Even when not watched (again), `cpu` may be in recent_switch_ins. */
-	switch_in_cache_invalidate(tracker);
 	cpu->switch_in = input;
 	cpu->switch_in_seq = input->seq;
 	cpu->switch_in_ts = input->ts;

@@ -77,6 +77,8 @@ struct machine_cpu {
 	struct held_input *switch_in;
 	uint64_t switch_in_seq;
 	int64_t switch_in_ts;
+	/* In the tracker's recent_switch_ins. */
+	bool watched;
 	/* Inputs that need the current thread while it is not known yet. */
 	GQueue *parked;
 };
