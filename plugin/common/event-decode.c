@@ -39,6 +39,8 @@ struct class_info {
 	/* Index of `cpu_id` in the packet context, NO_MEMBER if none. */
 	uint64_t cpu_id_member;
 	enum member_type cpu_id_type;
+	/* The default clock class of the stream class, NULL if none. */
+	const bt_clock_class *clock_class;
 };
 
 /* Slots of the decoder's packet cache (a few streams per CPU interleave). */
@@ -211,9 +213,10 @@ static struct class_info *class_info_create(const struct event_decoder *decoder,
 	struct class_info *info = g_new0(struct class_info, 1);
 	const bt_field_class *payload_fc =
 		bt_event_class_borrow_payload_field_class_const(event_class);
+	const bt_stream_class *stream_class =
+		bt_event_class_borrow_stream_class_const(event_class);
 	const bt_field_class *packet_fc =
-		bt_stream_class_borrow_packet_context_field_class_const(
-			bt_event_class_borrow_stream_class_const(event_class));
+		bt_stream_class_borrow_packet_context_field_class_const(stream_class);
 	const char *const *names;
 	size_t i;
 
@@ -229,6 +232,9 @@ static struct class_info *class_info_create(const struct event_decoder *decoder,
 	}
 	info->cpu_id_member = member_index(packet_fc, "cpu_id");
 	info->cpu_id_type = member_type(packet_fc, info->cpu_id_member);
+	/* Borrowed: the table holds a reference on the event class. */
+	info->clock_class =
+		bt_stream_class_borrow_default_clock_class_const(stream_class);
 	return info;
 }
 
@@ -436,22 +442,29 @@ static int64_t read_cpu_id(struct event_decoder *decoder,
 	return decoder->packets[slot].cpu_id;
 }
 
-static int64_t read_timestamp(const bt_message *event_msg)
+/* The time in ns from origin; fills `clock` if not NULL. */
+static int64_t read_timestamp(const struct class_info *info,
+		const bt_message *event_msg, struct event_clock *clock)
 {
 	const bt_clock_snapshot *snapshot;
 	int64_t ns;
 
-	if (!bt_message_event_borrow_stream_class_default_clock_class_const(event_msg))
+	if (clock)
+		clock->clock_class = info->clock_class;
+	if (!info->clock_class)
 		return VM_FIELD_MISSING;
 	snapshot = bt_message_event_borrow_default_clock_snapshot_const(event_msg);
+	if (clock)
+		clock->value = bt_clock_snapshot_get_value(snapshot);
 	if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
 			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
 		return VM_FIELD_MISSING;
 	return ns;
 }
 
-bool event_decoder_decode(struct event_decoder *decoder,
-		const bt_message *event_msg, struct vm_event *out)
+bool event_decoder_decode_with_clock(struct event_decoder *decoder,
+		const bt_message *event_msg, struct vm_event *out,
+		struct event_clock *clock)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(event_msg);
 	const struct class_info *info =
@@ -461,10 +474,18 @@ bool event_decoder_decode(struct event_decoder *decoder,
 	memset(out, 0, sizeof(*out));
 	out->machine = machine;
 	out->kind = info->kind;
+	if (clock)
+		clock->clock_class = NULL;
 	if (info->kind == VM_EVENT_OTHER)
 		return false;
-	out->ts = read_timestamp(event_msg);
+	out->ts = read_timestamp(info, event_msg, clock);
 	out->cpu = read_cpu_id(decoder, info, event);
 	decode_payload(info, bt_event_borrow_payload_field_const(event), out);
 	return true;
+}
+
+bool event_decoder_decode(struct event_decoder *decoder,
+		const bt_message *event_msg, struct vm_event *out)
+{
+	return event_decoder_decode_with_clock(decoder, event_msg, out, NULL);
 }

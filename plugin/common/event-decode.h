@@ -33,4 +33,19 @@ void event_decoder_destroy(struct event_decoder *decoder);
 bool event_decoder_decode(struct event_decoder *decoder,
 		const bt_message *event_msg, struct vm_event *out);
 
+/* The default clock of an event message. */
+struct event_clock {
+	const bt_clock_class *clock_class;  /* NULL: none */
+	uint64_t value;                     /* of the snapshot, in cycles */
+};
+
+/*
+ * event_decoder_decode(), also giving the event's clock (a user that needs
+ * it later, when the message is no longer in the CPU caches, saves reading
+ * it again). `clock->clock_class` is NULL when the event is not decoded.
+ */
+bool event_decoder_decode_with_clock(struct event_decoder *decoder,
+		const bt_message *event_msg, struct vm_event *out,
+		struct event_clock *clock);
+
 #endif /* VM_COMMON_EVENT_DECODE_H */

@@ -11,6 +11,7 @@
 #include "state/state.h"
 #include "state/state-component.h"
 #include "state/msg-ring.h"
+#include "state/cause-ring.h"
 #include "state/vcpu-stream.h"
 #include "common/event-decode.h"
 #include "common/log.h"
@@ -31,16 +32,15 @@ struct state_iterator {
 	struct vcpu_stream *vcpu_stream;
 	/* References owned, in output order. */
 	struct msg_ring output;
+	/* Of each input the tracker holds, in input order. */
+	struct cause_ring causes;
 	/*
-	 * The last message released: the event that causes the mode changes
-	 * reported right after it. Borrowed: its reference is in `output`,
-	 * which next() drains only after the tracker returns.
+	 * The last input released: the event that causes the mode changes
+	 * reported right after it. The message is borrowed: its reference is
+	 * in `output`, which next() drains only after the tracker returns.
 	 */
 	const bt_message *cause_msg;
-	/* Read from cause_msg by the first change it causes. */
-	bool cause_read;
-	const bt_clock_class *cause_clock_class;
-	uint64_t cause_value;
+	struct input_cause cause;
 	bool vm_pids_applied;
 	bool upstream_ended;
 	/* A tracker callback failed (error cause appended). */
@@ -51,57 +51,35 @@ struct state_iterator {
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
 		(it)->self_msg_iter, __VA_ARGS__)
 
-/*
- * Most messages cause no change: what a change needs of its cause is read
- * only when one comes (read_cause()).
- */
+/* The tracker releases inputs in input order: so are `causes`. */
 static void on_release(void *user, void *cookie)
 {
 	struct state_iterator *it = user;
 	const bt_message *msg = cookie;
 
 	it->cause_msg = msg;
-	it->cause_read = false;
+	if (!cause_ring_pop(&it->causes, &it->cause))
+		it->cause.is_event = false;
 	msg_ring_push(&it->output, msg);
 }
 
 /*
- * The clock of the event whose changes are being reported.
  * Changes are only recorded on event inputs (lib/vcpu/state.c), and are
- * reported right after the release of their input, so cause_msg is that
- * event, still in the output queue.
+ * reported right after the release of their input: `cause` is that event.
  */
-static bool read_cause(struct state_iterator *it)
-{
-	const bt_message *msg = it->cause_msg;
-
-	if (it->cause_read)
-		return true;
-	if (!msg || bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT) {
-		ITER_ERROR_CAUSE(it, "A vCPU mode change is reported after a "
-			"message that is not an event (internal error).");
-		return false;
-	}
-	it->cause_clock_class =
-		bt_message_event_borrow_stream_class_default_clock_class_const(msg);
-	if (it->cause_clock_class)
-		it->cause_value = bt_clock_snapshot_get_value(
-			bt_message_event_borrow_default_clock_snapshot_const(msg));
-	it->cause_read = true;
-	return true;
-}
-
 static void on_change(void *user, const struct vm_vcpu_change *change)
 {
 	struct state_iterator *it = user;
 
 	if (it->failed)
 		return;
-	if (!read_cause(it)) {
+	if (!it->cause.is_event) {
+		ITER_ERROR_CAUSE(it, "A vCPU mode change is reported after a "
+			"message that is not an event (internal error).");
 		it->failed = true;
 		return;
 	}
-	if (!it->cause_clock_class) {
+	if (!it->cause.clock.clock_class) {
 		/* Mode changes come from host events, which have times. */
 		ITER_ERROR_CAUSE(it, "A vCPU mode change comes from an event "
 			"without a default clock snapshot: the host trace has no "
@@ -111,7 +89,8 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 	}
 	if (!vcpu_stream_append_change(it->vcpu_stream, &it->output, change,
 			machine_names_name(it->machines, change->vm),
-			it->cause_msg, it->cause_clock_class, it->cause_value))
+			it->cause_msg, it->cause.clock.clock_class,
+			it->cause.clock.value))
 		it->failed = true;
 }
 
@@ -142,6 +121,7 @@ static void destroy_analysis(struct state_iterator *it)
 {
 	vm_vcpu_tracker_destroy(it->tracker, discard_message);
 	it->tracker = NULL;
+	cause_ring_clear(&it->causes);
 	vm_model_destroy(it->model);
 	it->model = NULL;
 }
@@ -164,8 +144,7 @@ static bool create_analysis(struct state_iterator *it)
 	for (machine = 0; machine < machine_names_count(it->machines); machine++)
 		vm_vcpu_tracker_add_machine(it->tracker, machine);
 	it->cause_msg = NULL;
-	it->cause_read = false;
-	it->cause_clock_class = NULL;
+	it->cause.is_event = false;
 	it->vm_pids_applied = false;
 	it->upstream_ended = false;
 	it->failed = false;
@@ -178,6 +157,7 @@ static void iterator_destroy(struct state_iterator *it)
 		return;
 	destroy_analysis(it);
 	msg_ring_fini(&it->output);
+	cause_ring_fini(&it->causes);
 	vcpu_stream_destroy(it->vcpu_stream);
 	machine_names_destroy(it->machines);
 	event_decoder_destroy(it->decoder);
@@ -276,15 +256,28 @@ static bool push_event(struct state_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	struct vm_event plain;
+	struct input_cause cause;
+	bool decoded;
 
 	if (!it->vm_pids_applied && !apply_vm_pids(it))
 		return false;
 	plain.machine = machine_of_stream(it, bt_event_borrow_stream_const(event));
-	if (event_decoder_decode(it->decoder, msg, &plain))
-		vm_vcpu_tracker_push(it->tracker, &plain, (void *) msg);
-	else
-		vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
+	cause.is_event = true;
+	decoded = event_decoder_decode_with_clock(it->decoder, msg, &plain,
+		&cause.clock);
+	/* Before the push, which may release the input at once. */
+	cause_ring_push(&it->causes, &cause);
+	vm_vcpu_tracker_push(it->tracker, decoded ? &plain : NULL, (void *) msg);
 	return true;
+}
+
+/* A message that is not an event. */
+static void push_other(struct state_iterator *it, const bt_message *msg)
+{
+	static const struct input_cause not_event;
+
+	cause_ring_push(&it->causes, &not_event);
+	vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
 }
 
 /* Takes the reference on `msg`. */
@@ -299,10 +292,10 @@ static bool push_message(struct state_iterator *it, const bt_message *msg)
 		break;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 		machine_of_stream(it, bt_message_stream_beginning_borrow_stream_const(msg));
-		vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
+		push_other(it, msg);
 		break;
 	default:
-		vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
+		push_other(it, msg);
 		break;
 	}
 	return !it->failed;
