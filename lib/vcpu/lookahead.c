@@ -173,6 +173,25 @@ static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
 	return cache->barrier;
 }
 
+void lookahead_switch_in_watched(struct vm_vcpu_tracker *tracker,
+		const struct machine_cpu *cpu)
+{
+	struct switch_in_cache *cache = &tracker->switch_in_cache;
+
+	/*
+	 * The newest input, held, on a machine that may be the host, neither
+	 * expired nor a vCPU thread's (watch_switch_in() checked): it would
+	 * pass every test of compute_switch_in_barrier(), and it changes no
+	 * other entry's.
+	 */
+	if (!cache->valid)
+		return;
+	cache->barrier = min_seq(cache->barrier, cpu->switch_in_seq);
+	if (!cache->has_oldest || cpu->switch_in_ts < cache->oldest_ts)
+		cache->oldest_ts = cpu->switch_in_ts;
+	cache->has_oldest = true;
+}
+
 /* The oldest input parked until its CPU's thread is known. */
 static uint64_t parked_barrier(struct vm_vcpu_tracker *tracker)
 {
@@ -199,8 +218,14 @@ static uint64_t parked_barrier(struct vm_vcpu_tracker *tracker)
  */
 static uint64_t hold_barrier(struct vm_vcpu_tracker *tracker)
 {
-	return min_seq(parked_barrier(tracker), min_seq(
-		unmapped_barrier(tracker), switch_in_barrier(tracker)));
+	/* The other two are usually empty: skip their calls then. */
+	uint64_t barrier = switch_in_barrier(tracker);
+
+	if (tracker->parked_count > 0)
+		barrier = min_seq(barrier, parked_barrier(tracker));
+	if (g_hash_table_size(tracker->unmapped) > 0)
+		barrier = min_seq(barrier, unmapped_barrier(tracker));
+	return barrier;
 }
 
 static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
@@ -333,7 +358,7 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 		give_up_parked(tracker);
 		/* Releases switch-ins younger than the barrier. */
 		switch_in_cache_invalidate(tracker);
-	} else if (tracker->first_ts != INT64_MIN &&
+	} else if (!tracker->no_host_reported && tracker->first_ts != INT64_MIN &&
 			tracker->newest_ts - tracker->first_ts > tracker->limits.window_ns) {
 		report_no_host(tracker, "within the look-ahead window");
 	}

@@ -327,9 +327,12 @@ static void watch_switch_in(struct vm_vcpu_tracker *tracker,
 		return;
 	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine)
 		return;
+	/* Already in, its switch-in changed: process_switch() invalidated. */
+	if (cpu->watched)
+		return;
 	g_hash_table_add(tracker->recent_switch_ins, cpu);
 	cpu->watched = true;
-	switch_in_cache_invalidate(tracker);
+	lookahead_switch_in_watched(tracker, cpu);
 }
 
 /* The inputs parked on `cpu` now that its current thread is known. */

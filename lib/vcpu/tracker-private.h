@@ -276,6 +276,9 @@ void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 /* lookahead.c */
 void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything);
 bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq);
+/* `cpu` was just added to recent_switch_ins, not being in it before. */
+void lookahead_switch_in_watched(struct vm_vcpu_tracker *tracker,
+		const struct machine_cpu *cpu);
 void held_input_free(struct held_input *input);
 /* An input without event nor change, reused if one is spare. */
 struct held_input *held_input_new(struct vm_vcpu_tracker *tracker);
