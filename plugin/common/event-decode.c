@@ -52,10 +52,12 @@ struct event_decoder {
 	/* const bt_event_class * (one reference held) -> struct class_info * */
 	GHashTable *classes;
 	/*
-	 * Direct-mapped cache in front of `classes`: the merged streams of
-	 * several traces interleave a handful of event classes, which a
-	 * one-entry cache keeps missing. The table holds a reference on each
-	 * class, so a cached address cannot name another class later.
+	 * Two-way cache in front of `classes` (slots 2k and 2k+1 form a set):
+	 * the merged streams of several traces interleave a few dozen event
+	 * classes, which a one-entry cache keeps missing, and two frequent
+	 * classes often share a slot of a direct-mapped one. The table holds
+	 * a reference on each class, so a cached address cannot name another
+	 * class later.
 	 */
 	struct {
 		const bt_event_class *event_class;
@@ -278,12 +280,17 @@ static const struct class_info *lookup_class(struct event_decoder *decoder,
 		const bt_event_class *event_class)
 {
 	/* Fibonacci hashing: objects of one kind lie at regular strides. */
-	size_t slot = (size_t) (((uint64_t) (uintptr_t) event_class *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % CLASS_CACHE_SIZE;
+	size_t slot = ((size_t) (((uint64_t) (uintptr_t) event_class *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % CLASS_CACHE_SIZE) &
+		~(size_t) 1;
 	struct class_info *info;
 
 	if (decoder->cache[slot].event_class == event_class)
 		return decoder->cache[slot].info;
+	if (decoder->cache[slot + 1].event_class == event_class)
+		return decoder->cache[slot + 1].info;
+	/* The set's older entry (second) goes: first the newest. */
+	decoder->cache[slot + 1] = decoder->cache[slot];
 	info = g_hash_table_lookup(decoder->classes, event_class);
 	if (!info) {
 		info = class_info_create(decoder, event_class);
