@@ -359,7 +359,8 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 		/* Releases switch-ins younger than the barrier. */
 		switch_in_cache_invalidate(tracker);
 	} else if (!tracker->no_host_reported && tracker->first_ts != INT64_MIN &&
-			tracker->newest_ts - tracker->first_ts > tracker->limits.window_ns) {
+			tracker->newest_ts - tracker->first_ts > tracker->limits.window_ns &&
+			!host_known(tracker)) {
 		report_no_host(tracker, "within the look-ahead window");
 	}
 	barrier = everything ? UINT64_MAX : hold_barrier(tracker);
