@@ -179,7 +179,9 @@ static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
 {
 	struct kvm_model *kvm = data;
 
-	kvm_add_machine(kvm, event->machine);
+	/* Every event: the call only for a machine not seen yet. */
+	if (!vm_machine_set_contains(&kvm->machines, event->machine))
+		kvm_add_machine(kvm, event->machine);
 	switch (event->kind) {
 	case VM_EVENT_KVM_ENTRY:
 	case VM_EVENT_KVM_EXIT:
