@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "state/vcpu-stream.h"
 
 #define ERROR_CAUSE(stream, ...) \
@@ -14,8 +16,23 @@ enum {
 	MEMBER_EXIT_REASON,
 };
 
+/* A string's length, kept while the same string comes back. */
+struct text_length {
+	const char *text;
+	uint64_t length;
+};
+
+/* Slots of the mode name lengths (modes are a handful of small numbers). */
+#define MODE_LENGTHS 8
+
 struct vcpu_stream {
 	bt_self_message_iterator *self_msg_iter;
+	/*
+	 * Lengths of the strings written, by address: the VM names live as
+	 * long as the iterator's machine names, the mode names are static.
+	 */
+	struct text_length vm_name_length;
+	struct text_length mode_lengths[MODE_LENGTHS];
 	/* Created with the first change (its clock class is needed). */
 	bt_trace_class *trace_class;
 	bt_stream_class *stream_class;
@@ -202,11 +219,28 @@ static uint64_t cycles_of_ns(const bt_clock_class *clock_class, int64_t ns)
 	return (uint64_t) (delta * frequency / 1000000000);
 }
 
-static bool set_string(bt_field *payload, uint64_t index, const char *value)
+static uint64_t length_of(struct text_length *cached, const char *text)
 {
-	return bt_field_string_set_value(
-		bt_field_structure_borrow_member_field_by_index(payload, index),
-		value) == BT_FIELD_STRING_SET_VALUE_STATUS_OK;
+	if (cached->text != text) {
+		cached->text = text;
+		cached->length = strlen(text);
+	}
+	return cached->length;
+}
+
+/*
+ * What bt_field_string_set_value() does, without its strlen(): the same
+ * few strings come back for every event.
+ */
+static bool set_string(bt_field *payload, uint64_t index, const char *value,
+		uint64_t length)
+{
+	bt_field *field =
+		bt_field_structure_borrow_member_field_by_index(payload, index);
+
+	bt_field_string_clear(field);
+	return bt_field_string_append_with_length(field, value, length) ==
+		BT_FIELD_STRING_APPEND_STATUS_OK;
 }
 
 static void set_signed(bt_field *payload, uint64_t index, int64_t value)
@@ -222,14 +256,18 @@ static bt_message *create_event(struct vcpu_stream *stream,
 {
 	bt_message *msg = bt_message_event_create_with_packet_and_default_clock_snapshot(
 		stream->self_msg_iter, stream->event_class, stream->packet, value);
+	const char *mode = vm_vcpu_mode_name(change->mode);
+	struct text_length *mode_length =
+		&stream->mode_lengths[(unsigned int) change->mode % MODE_LENGTHS];
 	bt_field *payload;
 
 	if (!msg)
 		return NULL;
 	payload = bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
-	if (!set_string(payload, MEMBER_VM, vm_name) ||
-			!set_string(payload, MEMBER_MODE,
-				vm_vcpu_mode_name(change->mode))) {
+	if (!set_string(payload, MEMBER_VM, vm_name,
+				length_of(&stream->vm_name_length, vm_name)) ||
+			!set_string(payload, MEMBER_MODE, mode,
+				length_of(mode_length, mode))) {
 		bt_message_put_ref(msg);
 		return NULL;
 	}
