@@ -151,10 +151,11 @@ static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
  * compute_switch_in_barrier(), called only when its answer may differ from
  * the last one: it runs after every input, and most inputs change nothing
  * it reads. What it reads changes only by a switch on a CPU watched or to
- * be (its switch-in and current thread), a vCPU thread created or revived, the host becoming
- * known, a give-up, or time passing the grace of the oldest switch-in left
- * (callers invalidate the cache for the first ones). Its other test, that
- * a switch-in is still held, changes only for switch-ins older than the
+ * be (its switch-in and current thread), a vCPU thread created or
+ * revived, the host becoming known, a give-up, or time passing the grace
+ * of the oldest switch-in left (callers invalidate the cache, or fold a
+ * new switch-in into it, for the first ones). Its other test, that a
+ * switch-in is still held, changes only for switch-ins older than the
  * barrier, which only a give-up (or a flush) releases.
  */
 static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
