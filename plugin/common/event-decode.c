@@ -45,6 +45,7 @@ struct class_info {
 
 /* Slots of the decoder's packet cache (a few streams per CPU interleave). */
 #define PACKET_CACHE_SIZE 64
+#define PACKET_CACHE_WAYS 4
 
 #define CLASS_CACHE_SIZE 256
 
@@ -430,23 +431,33 @@ static int64_t read_cpu_id(struct event_decoder *decoder,
 		const struct class_info *info, const bt_event *event)
 {
 	const bt_packet *packet;
-	size_t slot;
+	size_t set, way;
 
 	if (info->cpu_id_member == NO_MEMBER)
 		return VM_FIELD_MISSING;
 	packet = bt_event_borrow_packet_const(event);
 	if (!packet)
 		return VM_FIELD_MISSING;
-	/* Fibonacci hashing: objects of one kind lie at regular strides. */
-	slot = (size_t) (((uint64_t) (uintptr_t) packet *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % PACKET_CACHE_SIZE;
-	if (decoder->packets[slot].packet != packet) {
-		bt_packet_put_ref(decoder->packets[slot].packet);
-		bt_packet_get_ref(packet);
-		decoder->packets[slot].packet = packet;
-		decoder->packets[slot].cpu_id = read_packet_cpu_id(info, packet);
+	/*
+	 * Four-way (slots 4k to 4k+3 form a set, the newest first): the
+	 * packets of the streams being merged are all in use at once, and a
+	 * new one comes at each packet boundary.
+	 * Fibonacci hashing: objects of one kind lie at regular strides.
+	 */
+	set = ((size_t) (((uint64_t) (uintptr_t) packet *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % PACKET_CACHE_SIZE) &
+		~(size_t) (PACKET_CACHE_WAYS - 1);
+	for (way = 0; way < PACKET_CACHE_WAYS; way++) {
+		if (decoder->packets[set + way].packet == packet)
+			return decoder->packets[set + way].cpu_id;
 	}
-	return decoder->packets[slot].cpu_id;
+	bt_packet_put_ref(decoder->packets[set + PACKET_CACHE_WAYS - 1].packet);
+	memmove(&decoder->packets[set + 1], &decoder->packets[set],
+		(PACKET_CACHE_WAYS - 1) * sizeof(decoder->packets[0]));
+	bt_packet_get_ref(packet);
+	decoder->packets[set].packet = packet;
+	decoder->packets[set].cpu_id = read_packet_cpu_id(info, packet);
+	return decoder->packets[set].cpu_id;
 }
 
 /* The time in ns from origin; fills `clock` if not NULL. */
