@@ -2,9 +2,11 @@
 #define VM_PLUGIN_STATE_STREAM_CACHE_H
 
 /*
- * The machine index of recent streams, asked for every event: a
- * direct-mapped cache in front of machine_names_of_stream(), which goes
- * through the stream's trace. A reference is held on each cached stream,
+ * The machine index of recent streams, asked for every event: a two-way
+ * cache (slots 2k and 2k+1 form a set, the newest first) in front of
+ * machine_names_of_stream(), which goes through the stream's trace; the
+ * streams being merged are all in use at once, and would often share a
+ * slot of a direct-mapped one. A reference is held on each cached stream,
  * so that its address cannot name another stream later.
  */
 
@@ -22,32 +24,39 @@ struct stream_cache {
 	} slots[STREAM_CACHE_SIZE];
 };
 
-static inline size_t stream_cache_slot(const bt_stream *stream)
+/* The first slot of the set of `stream`. */
+static inline size_t stream_cache_set(const bt_stream *stream)
 {
 	/* Fibonacci hashing: objects of one kind lie at regular strides. */
-	return (size_t) (((uint64_t) (uintptr_t) stream *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 59) % STREAM_CACHE_SIZE;
+	return ((size_t) (((uint64_t) (uintptr_t) stream *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 59) % STREAM_CACHE_SIZE) &
+		~(size_t) 1;
 }
 
 /* The machine of `stream` if cached. */
 static inline bool stream_cache_find(const struct stream_cache *cache,
 		const bt_stream *stream, unsigned int *machine)
 {
-	size_t slot = stream_cache_slot(stream);
+	size_t slot = stream_cache_set(stream);
 
-	if (cache->slots[slot].stream != stream)
-		return false;
+	if (cache->slots[slot].stream != stream) {
+		slot++;
+		if (cache->slots[slot].stream != stream)
+			return false;
+	}
 	*machine = cache->slots[slot].machine;
 	return true;
 }
 
+/* `stream`, not cached, becomes the newest of its set. */
 static inline void stream_cache_add(struct stream_cache *cache,
 		const bt_stream *stream, unsigned int machine)
 {
-	size_t slot = stream_cache_slot(stream);
+	size_t slot = stream_cache_set(stream);
 
 	bt_stream_get_ref(stream);
-	bt_stream_put_ref(cache->slots[slot].stream);
+	bt_stream_put_ref(cache->slots[slot + 1].stream);
+	cache->slots[slot + 1] = cache->slots[slot];
 	cache->slots[slot].stream = stream;
 	cache->slots[slot].machine = machine;
 }
