@@ -193,6 +193,34 @@ void lookahead_switch_in_watched(struct vm_vcpu_tracker *tracker,
 	cache->has_oldest = true;
 }
 
+void lookahead_switch_in_moved(struct vm_vcpu_tracker *tracker,
+		struct machine_cpu *cpu, uint64_t old_seq)
+{
+	struct switch_in_cache *cache = &tracker->switch_in_cache;
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+	const struct vcpu_thread *thread;
+
+	/* Its old switch-in may have been the barrier: look for the next. */
+	if (!cache->valid || old_seq <= cache->barrier) {
+		switch_in_cache_invalidate(tracker);
+		return;
+	}
+	/*
+	 * Its switch-in is now the newest input: held, not expired, above the
+	 * barrier, and no older than the oldest switch-in left (input times
+	 * never go back). The barrier and the oldest time stay; the entry
+	 * stays only if it passes compute_switch_in_barrier()'s other tests,
+	 * which are applied now as they would be after this input.
+	 */
+	thread = vcpu_thread_find(tracker, cpu->current_tid);
+	if ((host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
+			(thread && !thread->ended)) {
+		cpu->watched = false;
+		g_hash_table_remove(tracker->recent_switch_ins, cpu);
+	}
+}
+
 /* The oldest input parked until its CPU's thread is known. */
 static uint64_t parked_barrier(struct vm_vcpu_tracker *tracker)
 {

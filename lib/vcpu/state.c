@@ -327,9 +327,6 @@ static void watch_switch_in(struct vm_vcpu_tracker *tracker,
 		return;
 	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine)
 		return;
-	/* Already in, its switch-in changed: process_switch() invalidated. */
-	if (cpu->watched)
-		return;
 	g_hash_table_add(tracker->recent_switch_ins, cpu);
 	cpu->watched = true;
 	lookahead_switch_in_watched(tracker, cpu);
@@ -352,6 +349,7 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 {
 	const struct vm_event *event = &input->event;
 	struct machine_cpu *cpu;
+	uint64_t old_seq;
 
 	learn(tracker, event, -1);
 	if (event->cpu == VM_FIELD_MISSING ||
@@ -375,14 +373,16 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 			event->u.sched_switch.prev_state);
 		switch_in(tracker, input, cpu, event->u.sched_switch.next_tid);
 	}
-	/* A CPU watched already changes what it watches. */
-	if (cpu->watched)
-		switch_in_cache_invalidate(tracker);
+	old_seq = cpu->switch_in_seq;
 	cpu->current_tid = event->u.sched_switch.next_tid;
 	cpu->switch_in = input;
 	cpu->switch_in_seq = input->seq;
 	cpu->switch_in_ts = input->ts;
-	watch_switch_in(tracker, cpu, event->machine);
+	/* A CPU watched already changes what it watches. */
+	if (cpu->watched)
+		lookahead_switch_in_moved(tracker, cpu, old_seq);
+	else
+		watch_switch_in(tracker, cpu, event->machine);
 }
 
 static void process_thread_exit(struct vm_vcpu_tracker *tracker,

@@ -279,6 +279,12 @@ bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq);
 /* `cpu` was just added to recent_switch_ins, not being in it before. */
 void lookahead_switch_in_watched(struct vm_vcpu_tracker *tracker,
 		const struct machine_cpu *cpu);
+/*
+ * A switch on `cpu`, in recent_switch_ins, replaced its switch-in
+ * (`old_seq`) with the newest input.
+ */
+void lookahead_switch_in_moved(struct vm_vcpu_tracker *tracker,
+		struct machine_cpu *cpu, uint64_t old_seq);
 void held_input_free(struct held_input *input);
 /* An input without event nor change, reused if one is spare. */
 struct held_input *held_input_new(struct vm_vcpu_tracker *tracker);
