@@ -3,11 +3,21 @@
 #include "model/kvm.h"
 #include "model/int64-key.h"
 #include "model/processes.h"
+#include "model/machine-set.h"
+
+/* Slots of the model's direct-mapped thread caches. */
+#define KVM_CACHE_SIZE 64
+
+/* A cached pointer to the value of a table entry never removed. */
+struct kvm_cache_entry {
+	int64_t tid;
+	void *value;  /* NULL: empty slot */
+};
 
 struct kvm_model {
 	int64_t host;
-	/* Known machines: GUINT_TO_POINTER(machine) set. */
-	GHashTable *machines;
+	/* Known machines (learn() adds that of every event). */
+	struct vm_machine_set machines;
 	struct vm_processes *processes;
 	/* Host thread id -> gint64 vcpu_id, for every thread seen entering. */
 	GHashTable *vcpu_threads;
@@ -23,7 +33,35 @@ struct kvm_model {
 	 */
 	GHashTable *resolved;
 	uint64_t generation;
+	/*
+	 * In front of vcpu_threads (every kvm entry) and resolved (every mode
+	 * change): their entries are never removed and their values are
+	 * updated in place, so a cached value pointer stays valid.
+	 */
+	struct kvm_cache_entry vcpu_thread_cache[KVM_CACHE_SIZE];
+	struct kvm_cache_entry resolved_cache[KVM_CACHE_SIZE];
 };
+
+static struct kvm_cache_entry *cache_slot(struct kvm_cache_entry *cache,
+		int64_t tid)
+{
+	return &cache[(uint64_t) tid % KVM_CACHE_SIZE];
+}
+
+/* The value of `tid` in `table`, through `cache`; NULL if none. */
+static void *cached_lookup(struct kvm_cache_entry *cache, GHashTable *table,
+		int64_t tid)
+{
+	struct kvm_cache_entry *slot = cache_slot(cache, tid);
+	void *value;
+
+	if (slot->value && slot->tid == tid)
+		return slot->value;
+	value = vm_int64_table_lookup(table, tid);
+	if (value)
+		*slot = (struct kvm_cache_entry) { .tid = tid, .value = value };
+	return value;
+}
 
 struct resolved_vm {
 	int64_t vm;
@@ -36,7 +74,7 @@ static void *kvm_create(void)
 	struct kvm_model *kvm = g_new0(struct kvm_model, 1);
 
 	kvm->host = VM_MODEL_UNKNOWN;
-	kvm->machines = g_hash_table_new(g_direct_hash, g_direct_equal);
+	vm_machine_set_init(&kvm->machines);
 	kvm->processes = vm_processes_create();
 	kvm->vcpu_threads = vm_int64_table_new(g_free);
 	kvm->thread_uid = vm_int64_table_new(g_free);
@@ -52,7 +90,7 @@ static void kvm_destroy(void *data)
 
 	if (!kvm)
 		return;
-	g_hash_table_destroy(kvm->machines);
+	vm_machine_set_fini(&kvm->machines);
 	vm_processes_destroy(kvm->processes);
 	g_hash_table_destroy(kvm->vcpu_threads);
 	g_hash_table_destroy(kvm->thread_uid);
@@ -66,7 +104,7 @@ static void kvm_add_machine(void *data, unsigned int machine)
 {
 	struct kvm_model *kvm = data;
 
-	if (g_hash_table_add(kvm->machines, GUINT_TO_POINTER(machine)))
+	if (vm_machine_set_add(&kvm->machines, machine))
 		kvm->generation++;
 }
 
@@ -122,15 +160,18 @@ static void learn_thread_uid(struct kvm_model *kvm, const struct vm_event *event
 static void learn_vcpu_thread(struct kvm_model *kvm,
 		const struct vm_event *event, int64_t tid)
 {
-	const gint64 *known;
+	gint64 *known;
 	int64_t vcpu_id = event->u.kvm_entry.vcpu_id;
 
 	if (tid < 0 || vcpu_id == VM_FIELD_MISSING || !is_host_event(kvm, event))
 		return;
-	known = vm_int64_table_lookup(kvm->vcpu_threads, tid);
+	known = cached_lookup(kvm->vcpu_thread_cache, kvm->vcpu_threads, tid);
 	if (known && *known == vcpu_id)
 		return;
-	vm_int64_table_insert(kvm->vcpu_threads, tid, vm_int64_box(vcpu_id));
+	if (known)
+		*known = vcpu_id;
+	else
+		vm_int64_table_insert(kvm->vcpu_threads, tid, vm_int64_box(vcpu_id));
 	kvm->generation++;
 }
 
@@ -138,7 +179,9 @@ static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
 {
 	struct kvm_model *kvm = data;
 
-	kvm_add_machine(kvm, event->machine);
+	/* Every event: the call only for a machine not seen yet. */
+	if (!vm_machine_set_contains(&kvm->machines, event->machine))
+		kvm_add_machine(kvm, event->machine);
 	switch (event->kind) {
 	case VM_EVENT_KVM_ENTRY:
 	case VM_EVENT_KVM_EXIT:
@@ -247,7 +290,7 @@ static int64_t single_guest(const struct kvm_model *kvm)
 
 	if (kvm->host == VM_MODEL_UNKNOWN)
 		return VM_MODEL_UNKNOWN;
-	g_hash_table_iter_init(&iter, kvm->machines);
+	g_hash_table_iter_init(&iter, kvm->machines.table);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		int64_t machine = GPOINTER_TO_UINT(key);
 
@@ -314,7 +357,7 @@ static int64_t kvm_vm_of_thread(void *data, int64_t tid, bool *tentative)
 	*tentative = false;
 	if (kvm->host == VM_MODEL_UNKNOWN)
 		return VM_MODEL_UNKNOWN;
-	resolved = vm_int64_table_lookup(kvm->resolved, tid);
+	resolved = cached_lookup(kvm->resolved_cache, kvm->resolved, tid);
 	if (!resolved) {
 		resolved = g_new0(struct resolved_vm, 1);
 		resolved->generation = kvm->generation + 1;

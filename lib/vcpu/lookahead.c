@@ -9,15 +9,14 @@
  */
 
 #include <inttypes.h>
-#include <string.h>
 
 #include "vcpu/tracker-private.h"
 #include "model/int64-key.h"
 
 void held_input_free(struct held_input *input)
 {
-	if (input->changes)
-		g_array_free(input->changes, TRUE);
+	if (input->more_changes)
+		g_array_free(input->more_changes, TRUE);
 	g_free(input);
 }
 
@@ -27,14 +26,23 @@ struct held_input *held_input_new(struct vm_vcpu_tracker *tracker)
 
 	if (tracker->spare_count == 0)
 		return g_new0(struct held_input, 1);
+	/*
+	 * Not zeroed whole: the event and the changes are a few hundred bytes
+	 * that only has_event and change_count make readable.
+	 */
 	input = tracker->spare[--tracker->spare_count];
-	memset(input, 0, sizeof(*input));
+	input->seq = 0;
+	input->ts = 0;
+	input->cookie = NULL;
+	input->has_event = false;
+	input->event.kind = VM_EVENT_OTHER;
+	input->change_count = 0;
 	return input;
 }
 
 void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input)
 {
-	if (input->changes || tracker->spare_count == SPARE_INPUTS) {
+	if (input->more_changes || tracker->spare_count == SPARE_INPUTS) {
 		held_input_free(input);
 		return;
 	}
@@ -72,6 +80,9 @@ static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 	GHashTableIter iter;
 	gpointer value;
 
+	/* The usual case, once the vCPU threads are known: nothing to do. */
+	if (g_hash_table_size(tracker->unmapped) == 0)
+		return barrier;
 	g_hash_table_iter_init(&iter, tracker->unmapped);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		struct vcpu_thread *thread = value;
@@ -97,17 +108,20 @@ static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
  * forgets those that can no longer: released, now a vCPU thread's (already
  * accounted), not on the host, or older than the grace period.
  */
-static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
+static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
+		int64_t host)
 {
-	const struct vm_model *model = tracker->model;
-	int64_t host = model->cls->host(model->data);
+	struct switch_in_cache *cache = &tracker->switch_in_cache;
 	uint64_t barrier = UINT64_MAX;
 	GHashTableIter iter;
 	gpointer key;
 
+	cache->has_oldest = false;
+	if (g_hash_table_size(tracker->recent_switch_ins) == 0)
+		return barrier;
 	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
-		const struct machine_cpu *cpu = key;
+		struct machine_cpu *cpu = key;
 		const struct vcpu_thread *thread;
 
 		/* The cheap tests first: the thread lookup is the costly one. */
@@ -115,17 +129,96 @@ static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
 				(host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
 				tracker->newest_ts - cpu->switch_in_ts >
 					tracker->limits.switch_in_grace_ns) {
+			cpu->watched = false;
 			g_hash_table_iter_remove(&iter);
 			continue;
 		}
 		thread = vcpu_thread_find(tracker, cpu->current_tid);
 		if (thread && !thread->ended) {
+			cpu->watched = false;
 			g_hash_table_iter_remove(&iter);
 			continue;
 		}
 		barrier = min_seq(barrier, cpu->switch_in_seq);
+		if (!cache->has_oldest || cpu->switch_in_ts < cache->oldest_ts)
+			cache->oldest_ts = cpu->switch_in_ts;
+		cache->has_oldest = true;
 	}
 	return barrier;
+}
+
+/*
+ * compute_switch_in_barrier(), called only when its answer may differ from
+ * the last one: it runs after every input, and most inputs change nothing
+ * it reads. What it reads changes only by a switch on a CPU watched or to
+ * be (its switch-in and current thread), a vCPU thread created or
+ * revived, the host becoming known, a give-up, or time passing the grace
+ * of the oldest switch-in left (callers invalidate the cache, or fold a
+ * new switch-in into it, for the first ones). Its other test, that a
+ * switch-in is still held, changes only for switch-ins older than the
+ * barrier, which only a give-up (or a flush) releases.
+ */
+static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
+{
+	struct switch_in_cache *cache = &tracker->switch_in_cache;
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+
+	if (cache->valid && cache->host == host && (!cache->has_oldest ||
+			tracker->newest_ts - cache->oldest_ts <=
+				tracker->limits.switch_in_grace_ns))
+		return cache->barrier;
+	cache->barrier = compute_switch_in_barrier(tracker, host);
+	cache->host = host;
+	cache->valid = true;
+	return cache->barrier;
+}
+
+void lookahead_switch_in_watched(struct vm_vcpu_tracker *tracker,
+		const struct machine_cpu *cpu)
+{
+	struct switch_in_cache *cache = &tracker->switch_in_cache;
+
+	/*
+	 * The newest input, held, on a machine that may be the host, neither
+	 * expired nor a vCPU thread's (watch_switch_in() checked): it would
+	 * pass every test of compute_switch_in_barrier(), and it changes no
+	 * other entry's.
+	 */
+	if (!cache->valid)
+		return;
+	cache->barrier = min_seq(cache->barrier, cpu->switch_in_seq);
+	if (!cache->has_oldest || cpu->switch_in_ts < cache->oldest_ts)
+		cache->oldest_ts = cpu->switch_in_ts;
+	cache->has_oldest = true;
+}
+
+void lookahead_switch_in_moved(struct vm_vcpu_tracker *tracker,
+		struct machine_cpu *cpu, uint64_t old_seq)
+{
+	struct switch_in_cache *cache = &tracker->switch_in_cache;
+	const struct vm_model *model = tracker->model;
+	int64_t host = model->cls->host(model->data);
+	const struct vcpu_thread *thread;
+
+	/* Its old switch-in may have been the barrier: look for the next. */
+	if (!cache->valid || old_seq <= cache->barrier) {
+		switch_in_cache_invalidate(tracker);
+		return;
+	}
+	/*
+	 * Its switch-in is now the newest input: held, not expired, above the
+	 * barrier, and no older than the oldest switch-in left (input times
+	 * never go back). The barrier and the oldest time stay; the entry
+	 * stays only if it passes compute_switch_in_barrier()'s other tests,
+	 * which are applied now as they would be after this input.
+	 */
+	thread = vcpu_thread_find(tracker, cpu->current_tid);
+	if ((host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
+			(thread && !thread->ended)) {
+		cpu->watched = false;
+		g_hash_table_remove(tracker->recent_switch_ins, cpu);
+	}
 }
 
 /* The oldest input parked until its CPU's thread is known. */
@@ -154,8 +247,14 @@ static uint64_t parked_barrier(struct vm_vcpu_tracker *tracker)
  */
 static uint64_t hold_barrier(struct vm_vcpu_tracker *tracker)
 {
-	return min_seq(parked_barrier(tracker), min_seq(
-		unmapped_barrier(tracker), switch_in_barrier(tracker)));
+	/* The other two are usually empty: skip their calls then. */
+	uint64_t barrier = switch_in_barrier(tracker);
+
+	if (tracker->parked_count > 0)
+		barrier = min_seq(barrier, parked_barrier(tracker));
+	if (g_hash_table_size(tracker->unmapped) > 0)
+		barrier = min_seq(barrier, unmapped_barrier(tracker));
+	return barrier;
 }
 
 static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
@@ -181,7 +280,7 @@ static void report_no_host(struct vm_vcpu_tracker *tracker, const char *when)
 	if (tracker->no_host_reported || host_known(tracker))
 		return;
 	tracker->no_host_reported = true;
-	g_hash_table_iter_init(&iter, tracker->machines);
+	g_hash_table_iter_init(&iter, tracker->machines.table);
 	while (g_hash_table_iter_next(&iter, &key, NULL))
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_HOST, GPOINTER_TO_UINT(key),
 			"No host found %s: no machine has the hypervisor events "
@@ -248,23 +347,34 @@ static void give_up_unmapped(struct vm_vcpu_tracker *tracker)
 		tracker->limits.max_events);
 }
 
+static void forget_switch_ins(struct vm_vcpu_tracker *tracker)
+{
+	GHashTableIter iter;
+	gpointer key;
+
+	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		((struct machine_cpu *) key)->watched = false;
+	g_hash_table_remove_all(tracker->recent_switch_ins);
+	switch_in_cache_invalidate(tracker);
+}
+
 static void give_up(struct vm_vcpu_tracker *tracker)
 {
 	if (tracker->parked_count > 0)
 		give_up_parked(tracker);
 	give_up_unmapped(tracker);
-	g_hash_table_remove_all(tracker->recent_switch_ins);
+	forget_switch_ins(tracker);
 }
 
 static void release_head(struct vm_vcpu_tracker *tracker)
 {
 	struct held_input *input = held_ring_pop(&tracker->held);
-	guint i;
+	unsigned int i;
 
 	tracker->callbacks.release(tracker->user, input->cookie);
-	for (i = 0; input->changes && i < input->changes->len; i++)
-		report_change(tracker, input->ts, &g_array_index(input->changes,
-			struct pending_change, i));
+	for (i = 0; i < input->change_count; i++)
+		report_change(tracker, input->ts, held_input_change(input, i));
 	held_input_release(tracker, input);
 }
 
@@ -275,8 +385,11 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 	if (everything) {
 		report_no_host(tracker, "in the whole input");
 		give_up_parked(tracker);
-	} else if (tracker->first_ts != INT64_MIN &&
-			tracker->newest_ts - tracker->first_ts > tracker->limits.window_ns) {
+		/* Releases switch-ins younger than the barrier. */
+		switch_in_cache_invalidate(tracker);
+	} else if (!tracker->no_host_reported && tracker->first_ts != INT64_MIN &&
+			tracker->newest_ts - tracker->first_ts > tracker->limits.window_ns &&
+			!host_known(tracker)) {
 		report_no_host(tracker, "within the look-ahead window");
 	}
 	barrier = everything ? UINT64_MAX : hold_barrier(tracker);

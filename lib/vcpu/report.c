@@ -31,13 +31,52 @@ static void call_back(struct vm_vcpu_tracker *tracker, int64_t ts,
 	tracker->callbacks.mode_change(tracker->user, &change);
 }
 
+static struct owner_cache_entry *owner_slot(struct vm_vcpu_tracker *tracker,
+		int64_t key)
+{
+	/* vCPU numbers are small and dense, per VM. */
+	uint64_t vm = (uint64_t) key >> 32, vcpu = (uint32_t) key;
+
+	return &tracker->owner_cache[(vcpu + vm * 7u) % OWNER_CACHE_SIZE];
+}
+
+/* Every change asks who owns its vCPU: the cache answers first. */
 static int64_t owner_of(struct vm_vcpu_tracker *tracker, unsigned int vm,
 		int64_t vcpu_id)
 {
-	const gint64 *owner = vm_int64_table_lookup(tracker->owners,
-		vm_int64_pair(vm, vcpu_id));
+	int64_t key = vm_int64_pair(vm, vcpu_id);
+	struct owner_cache_entry *cached = owner_slot(tracker, key);
 
-	return owner ? *owner : -1;
+	if (!cached->valid || cached->key != key) {
+		const gint64 *owner = vm_int64_table_lookup(tracker->owners, key);
+
+		cached->valid = true;
+		cached->key = key;
+		cached->owner = owner ? *owner : -1;
+	}
+	return cached->owner;
+}
+
+static void set_owner(struct vm_vcpu_tracker *tracker, unsigned int vm,
+		int64_t vcpu_id, int64_t tid)
+{
+	int64_t key = vm_int64_pair(vm, vcpu_id);
+
+	vm_int64_table_insert(tracker->owners, key, vm_int64_box(tid));
+	*owner_slot(tracker, key) = (struct owner_cache_entry) {
+		.valid = true, .key = key, .owner = tid,
+	};
+}
+
+static void clear_owner(struct vm_vcpu_tracker *tracker, unsigned int vm,
+		int64_t vcpu_id)
+{
+	int64_t key = vm_int64_pair(vm, vcpu_id);
+
+	vm_int64_table_remove(tracker->owners, key);
+	*owner_slot(tracker, key) = (struct owner_cache_entry) {
+		.valid = true, .key = key, .owner = -1,
+	};
 }
 
 /* The thread no longer runs the vCPU it reported: that vCPU's mode ends. */
@@ -47,8 +86,7 @@ static void leave_reported_vcpu(struct vm_vcpu_tracker *tracker,
 	if (owner_of(tracker, thread->reported_vm, thread->reported_vcpu_id) !=
 			thread->tid)
 		return;
-	vm_int64_table_remove(tracker->owners,
-		vm_int64_pair(thread->reported_vm, thread->reported_vcpu_id));
+	clear_owner(tracker, thread->reported_vm, thread->reported_vcpu_id);
 	if (thread->reported_mode != VM_VCPU_UNKNOWN)
 		call_back(tracker, ts, thread->reported_vm,
 			thread->reported_vcpu_id, VM_VCPU_UNKNOWN, thread->tid,
@@ -101,8 +139,7 @@ static bool claim(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread,
 		if (previous)
 			previous->reported = false;
 	}
-	vm_int64_table_insert(tracker->owners, vm_int64_pair(vm, change->vcpu_id),
-		vm_int64_box(thread->tid));
+	set_owner(tracker, vm, change->vcpu_id, thread->tid);
 	return true;
 }
 
@@ -156,8 +193,7 @@ void report_change(struct vm_vcpu_tracker *tracker, int64_t ts,
 	if (!claim(tracker, thread, (unsigned int) vm, change))
 		return;
 	if (change->ends)
-		vm_int64_table_remove(tracker->owners,
-			vm_int64_pair((unsigned int) vm, change->vcpu_id));
+		clear_owner(tracker, (unsigned int) vm, change->vcpu_id);
 	call_back(tracker, ts, (unsigned int) vm, change->vcpu_id, change->mode,
 		change->tid, change->pcpu, change->exit_reason);
 	thread->reported = !change->ends;

@@ -22,10 +22,9 @@
 #include "model/int64-key.h"
 #include "prev-state.h"
 
-static struct machine_cpu *get_cpu(struct vm_vcpu_tracker *tracker,
-		unsigned int machine, int64_t cpu_id)
+static struct machine_cpu *get_cpu_slow(struct vm_vcpu_tracker *tracker,
+		int64_t key, int64_t cpu_id)
 {
-	int64_t key = vm_int64_pair(machine, cpu_id);
 	struct machine_cpu *cpu = vm_int64_table_lookup(tracker->cpus, key);
 
 	if (!cpu) {
@@ -37,6 +36,20 @@ static struct machine_cpu *get_cpu(struct vm_vcpu_tracker *tracker,
 		vm_int64_table_insert(tracker->cpus, key, cpu);
 	}
 	return cpu;
+}
+
+/* Most inputs need their CPU: a direct-mapped cache answers first. */
+static struct machine_cpu *get_cpu(struct vm_vcpu_tracker *tracker,
+		unsigned int machine, int64_t cpu_id)
+{
+	int64_t key = vm_int64_pair(machine, cpu_id);
+	/* The machines' CPUs apart: a few machines with CPUs from 0 each. */
+	struct machine_cpu **slot = &tracker->cpu_cache[
+		((uint64_t) cpu_id + machine * 17u) % CPU_CACHE_SIZE];
+
+	if (!*slot || (*slot)->key != key)
+		*slot = get_cpu_slow(tracker, key, cpu_id);
+	return *slot;
 }
 
 static struct thread_cache_entry *thread_cache_slot(struct vm_vcpu_tracker *tracker,
@@ -91,9 +104,7 @@ static void record_change(struct held_input *at, struct vcpu_thread *thread,
 
 	if (thread->awaiting_vm && at->seq < thread->hold_from_seq)
 		thread->hold_from_seq = at->seq;
-	if (!at->changes)
-		at->changes = g_array_new(FALSE, FALSE, sizeof(struct pending_change));
-	g_array_append_val(at->changes, change);
+	held_input_add_change(at, &change);
 }
 
 static void set_mode(struct held_input *at, struct vcpu_thread *thread,
@@ -118,6 +129,8 @@ static void await_vm(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread
 	thread->awaiting_since_ts = tracker->newest_ts;
 	thread->hold_from_seq = UINT64_MAX;
 	vm_int64_table_insert(tracker->unmapped, thread->tid, thread);
+	/* A switch-in may be this thread's: no longer a barrier. */
+	switch_in_cache_invalidate(tracker);
 }
 
 static struct vcpu_thread *new_thread(struct vm_vcpu_tracker *tracker,
@@ -315,6 +328,8 @@ static void watch_switch_in(struct vm_vcpu_tracker *tracker,
 	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine)
 		return;
 	g_hash_table_add(tracker->recent_switch_ins, cpu);
+	cpu->watched = true;
+	lookahead_switch_in_watched(tracker, cpu);
 }
 
 /* The inputs parked on `cpu` now that its current thread is known. */
@@ -334,6 +349,7 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 {
 	const struct vm_event *event = &input->event;
 	struct machine_cpu *cpu;
+	uint64_t old_seq;
 
 	learn(tracker, event, -1);
 	if (event->cpu == VM_FIELD_MISSING ||
@@ -357,11 +373,16 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 			event->u.sched_switch.prev_state);
 		switch_in(tracker, input, cpu, event->u.sched_switch.next_tid);
 	}
+	old_seq = cpu->switch_in_seq;
 	cpu->current_tid = event->u.sched_switch.next_tid;
 	cpu->switch_in = input;
 	cpu->switch_in_seq = input->seq;
 	cpu->switch_in_ts = input->ts;
-	watch_switch_in(tracker, cpu, event->machine);
+	/* A CPU watched already changes what it watches. */
+	if (cpu->watched)
+		lookahead_switch_in_moved(tracker, cpu, old_seq);
+	else
+		watch_switch_in(tracker, cpu, event->machine);
 }
 
 static void process_thread_exit(struct vm_vcpu_tracker *tracker,

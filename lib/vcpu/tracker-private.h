@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "vcpu/tracker.h"
+#include "model/machine-set.h"
 
 /* A mode change computed at input time, reported when its input leaves. */
 struct pending_change {
@@ -20,6 +21,9 @@ struct pending_change {
 	bool ends;
 };
 
+/* Changes an input holds without allocating: inputs cause 0 to 2 of them. */
+#define INLINE_CHANGES 2
+
 /* One input held by the look-ahead. */
 struct held_input {
 	uint64_t seq;
@@ -28,9 +32,37 @@ struct held_input {
 	bool has_event;
 	/* A copy: its strings are blanked, the tracker never reads them. */
 	struct vm_event event;
-	/* struct pending_change, in the order they happened; NULL if none. */
-	GArray *changes;
+	/*
+	 * Its changes, in the order they happened: the first INLINE_CHANGES
+	 * here, the next ones in `more_changes` (NULL until needed).
+	 */
+	unsigned int change_count;
+	struct pending_change changes[INLINE_CHANGES];
+	GArray *more_changes;
 };
+
+static inline const struct pending_change *held_input_change(
+		const struct held_input *input, unsigned int i)
+{
+	if (i < INLINE_CHANGES)
+		return &input->changes[i];
+	return &g_array_index(input->more_changes, struct pending_change,
+		i - INLINE_CHANGES);
+}
+
+static inline void held_input_add_change(struct held_input *input,
+		const struct pending_change *change)
+{
+	if (input->change_count < INLINE_CHANGES) {
+		input->changes[input->change_count++] = *change;
+		return;
+	}
+	if (!input->more_changes)
+		input->more_changes = g_array_new(FALSE, FALSE,
+			sizeof(struct pending_change));
+	g_array_append_val(input->more_changes, *change);
+	input->change_count++;
+}
 
 /* A CPU of a machine, as far as its current thread goes. */
 struct machine_cpu {
@@ -45,6 +77,8 @@ struct machine_cpu {
 	struct held_input *switch_in;
 	uint64_t switch_in_seq;
 	int64_t switch_in_ts;
+	/* In the tracker's recent_switch_ins. */
+	bool watched;
 	/* Inputs that need the current thread while it is not known yet. */
 	GQueue *parked;
 };
@@ -129,6 +163,15 @@ static inline void held_ring_push(struct held_ring *ring, struct held_input *inp
 	ring->len++;
 }
 
+/* See vm_vcpu_tracker.switch_in_cache. */
+struct switch_in_cache {
+	bool valid;
+	uint64_t barrier;
+	int64_t host;          /* the host when computed */
+	bool has_oldest;       /* some switch-in is left */
+	int64_t oldest_ts;     /* the oldest switch_in_ts left */
+};
+
 /* Slots of the tracker's thread lookup cache. */
 #define THREAD_CACHE_SIZE 256
 
@@ -136,6 +179,18 @@ struct thread_cache_entry {
 	bool valid;
 	int64_t tid;
 	struct vcpu_thread *thread;  /* NULL: not a vCPU thread */
+};
+
+/* Slots of the tracker's CPU lookup cache. */
+#define CPU_CACHE_SIZE 64
+
+/* Slots of the tracker's vCPU owner cache. */
+#define OWNER_CACHE_SIZE 64
+
+struct owner_cache_entry {
+	bool valid;
+	int64_t key;    /* vm_int64_pair(vm, vcpu_id) */
+	int64_t owner;  /* -1: none */
 };
 
 /* Released inputs kept for reuse by a tracker. */
@@ -152,8 +207,10 @@ struct vm_vcpu_tracker {
 	uint64_t next_seq;
 	int64_t newest_ts;
 
-	/* vm_int64_pair(machine, cpu) -> struct machine_cpu */
+	/* vm_int64_pair(machine, cpu) -> struct machine_cpu (never removed) */
 	GHashTable *cpus;
+	/* Answers of `cpus` by key modulo the size (NULL: empty slot). */
+	struct machine_cpu *cpu_cache[CPU_CACHE_SIZE];
 	uint64_t parked_count;
 
 	/* host tid -> struct vcpu_thread (never removed) */
@@ -173,11 +230,23 @@ struct vm_vcpu_tracker {
 	 * held input and may still turn out to be a vCPU thread.
 	 */
 	GHashTable *recent_switch_ins;
+	/*
+	 * The last answer of switch_in_barrier() (lookahead.c), valid while
+	 * nothing it depends on changed: it is recomputed after a switch, a
+	 * vCPU thread created or revived, the host becoming known, a give-up,
+	 * or once the oldest switch-in left may have outlived its grace.
+	 */
+	struct switch_in_cache switch_in_cache;
 	/* vm_int64_pair(vm, vcpu_id) -> gint64 tid of the thread that runs it */
 	GHashTable *owners;
+	/*
+	 * Answers of `owners` by key modulo the size, misses included; kept
+	 * exact by the only writers, in report.c.
+	 */
+	struct owner_cache_entry owner_cache[OWNER_CACHE_SIZE];
 
-	/* Machines seen: GUINT_TO_POINTER(machine) set. */
-	GHashTable *machines;
+	/* Machines seen. */
+	struct vm_machine_set machines;
 	/* Time of the first input with a time, INT64_MIN before. */
 	int64_t first_ts;
 	bool no_host_reported;
@@ -191,6 +260,12 @@ struct vm_vcpu_tracker {
 	unsigned int spare_count;
 };
 
+/* Something switch_in_barrier() (lookahead.c) depends on changed. */
+static inline void switch_in_cache_invalidate(struct vm_vcpu_tracker *tracker)
+{
+	tracker->switch_in_cache.valid = false;
+}
+
 /* warn.c */
 /* The machine's name for a message (g_free() it). */
 char *vcpu_machine_name(const struct vm_vcpu_tracker *tracker,
@@ -201,8 +276,17 @@ void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 /* lookahead.c */
 void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything);
 bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq);
+/* `cpu` was just added to recent_switch_ins, not being in it before. */
+void lookahead_switch_in_watched(struct vm_vcpu_tracker *tracker,
+		const struct machine_cpu *cpu);
+/*
+ * A switch on `cpu`, in recent_switch_ins, replaced its switch-in
+ * (`old_seq`) with the newest input.
+ */
+void lookahead_switch_in_moved(struct vm_vcpu_tracker *tracker,
+		struct machine_cpu *cpu, uint64_t old_seq);
 void held_input_free(struct held_input *input);
-/* A zeroed input, reused if one is spare. */
+/* An input without event nor change, reused if one is spare. */
 struct held_input *held_input_new(struct vm_vcpu_tracker *tracker);
 /* Frees `input`, or keeps it for held_input_new(). */
 void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input);

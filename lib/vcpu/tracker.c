@@ -42,7 +42,7 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 	tracker->unmapped = vm_int64_table_new(NULL);
 	tracker->recent_switch_ins = g_hash_table_new(g_direct_hash, g_direct_equal);
 	tracker->owners = vm_int64_table_new(g_free);
-	tracker->machines = g_hash_table_new(g_direct_hash, g_direct_equal);
+	vm_machine_set_init(&tracker->machines);
 	tracker->warned = vm_int64_table_new(NULL);
 	return tracker;
 }
@@ -67,7 +67,7 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 	g_hash_table_destroy(tracker->unmapped);
 	g_hash_table_destroy(tracker->threads);
 	g_hash_table_destroy(tracker->owners);
-	g_hash_table_destroy(tracker->machines);
+	vm_machine_set_fini(&tracker->machines);
 	g_hash_table_destroy(tracker->warned);
 	g_free(tracker);
 }
@@ -75,7 +75,7 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 void vm_vcpu_tracker_add_machine(struct vm_vcpu_tracker *tracker,
 		unsigned int machine)
 {
-	g_hash_table_add(tracker->machines, GUINT_TO_POINTER(machine));
+	vm_machine_set_add(&tracker->machines, machine);
 	tracker->model->cls->add_machine(tracker->model->data, machine);
 }
 
@@ -138,8 +138,8 @@ void vm_vcpu_tracker_push(struct vm_vcpu_tracker *tracker,
 	struct held_input *input = hold(tracker, event, cookie);
 
 	if (input->has_event && input->event.kind != VM_EVENT_OTHER) {
-		if (!g_hash_table_contains(tracker->machines,
-				GUINT_TO_POINTER(input->event.machine)))
+		if (!vm_machine_set_contains(&tracker->machines,
+				input->event.machine))
 			vm_vcpu_tracker_add_machine(tracker, input->event.machine);
 		state_process(tracker, input);
 	}

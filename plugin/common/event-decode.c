@@ -20,13 +20,32 @@
 /* Index of a member a class does not have. */
 #define NO_MEMBER UINT64_MAX
 
+/*
+ * How a member's field is read. The field class of a member never changes,
+ * so this is found once per class rather than asked of every field.
+ */
+enum member_type {
+	MEMBER_OTHER = 0,  /* absent, or of a type the decoder cannot read */
+	MEMBER_SIGNED,     /* signed integer or enumeration */
+	MEMBER_UNSIGNED,   /* unsigned integer or enumeration */
+	MEMBER_STRING,
+};
+
 struct class_info {
 	enum vm_event_kind kind;
 	/* Payload member indexes, in the order of the kind's name list. */
 	uint64_t members[MAX_MEMBERS];
+	enum member_type member_types[MAX_MEMBERS];
 	/* Index of `cpu_id` in the packet context, NO_MEMBER if none. */
 	uint64_t cpu_id_member;
+	enum member_type cpu_id_type;
+	/* The default clock class of the stream class, NULL if none. */
+	const bt_clock_class *clock_class;
 };
+
+/* Slots of the decoder's packet cache (a few streams per CPU interleave). */
+#define PACKET_CACHE_SIZE 64
+#define PACKET_CACHE_WAYS 4
 
 #define CLASS_CACHE_SIZE 256
 
@@ -34,15 +53,29 @@ struct event_decoder {
 	/* const bt_event_class * (one reference held) -> struct class_info * */
 	GHashTable *classes;
 	/*
-	 * Direct-mapped cache in front of `classes`: the merged streams of
-	 * several traces interleave a handful of event classes, which a
-	 * one-entry cache keeps missing. The table holds a reference on each
-	 * class, so a cached address cannot name another class later.
+	 * Two-way cache in front of `classes` (slots 2k and 2k+1 form a set):
+	 * the merged streams of several traces interleave a few dozen event
+	 * classes, which a one-entry cache keeps missing, and two frequent
+	 * classes often share a slot of a direct-mapped one. The table holds
+	 * a reference on each class, so a cached address cannot name another
+	 * class later.
 	 */
 	struct {
 		const bt_event_class *event_class;
 		const struct class_info *info;
 	} cache[CLASS_CACHE_SIZE];
+	/*
+	 * The cpu_id of recent packets, read once per packet rather than per
+	 * event. A reference is held on each cached packet: a packet freed
+	 * goes back to its stream's pool and may come back, same address, with
+	 * another context.
+	 */
+	struct {
+		const bt_packet *packet;
+		int64_t cpu_id;
+	} packets[PACKET_CACHE_SIZE];
+	/* String members read as "" (event_decoder_create_without_strings()). */
+	bool skip_strings;
 };
 
 struct kind_name {
@@ -132,6 +165,30 @@ static enum vm_event_kind kind_of_name(const char *name)
 	return VM_EVENT_OTHER;
 }
 
+static enum member_type type_of(const bt_field_class *fc)
+{
+	bt_field_class_type type = bt_field_class_get_type(fc);
+
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return MEMBER_SIGNED;
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return MEMBER_UNSIGNED;
+	if (type == BT_FIELD_CLASS_TYPE_STRING)
+		return MEMBER_STRING;
+	return MEMBER_OTHER;
+}
+
+/* The type of member `index` of a structure field class. */
+static enum member_type member_type(const bt_field_class *struct_fc,
+		uint64_t index)
+{
+	if (index == NO_MEMBER)
+		return MEMBER_OTHER;
+	return type_of(bt_field_class_structure_member_borrow_field_class_const(
+		bt_field_class_structure_borrow_member_by_index_const(struct_fc,
+			index)));
+}
+
 /* Index of the member `name` of a structure field class, NO_MEMBER if none. */
 static uint64_t member_index(const bt_field_class *struct_fc, const char *name)
 {
@@ -153,13 +210,16 @@ static uint64_t member_index(const bt_field_class *struct_fc, const char *name)
 	return NO_MEMBER;
 }
 
-static struct class_info *class_info_create(const bt_event_class *event_class)
+static struct class_info *class_info_create(const struct event_decoder *decoder,
+		const bt_event_class *event_class)
 {
 	struct class_info *info = g_new0(struct class_info, 1);
 	const bt_field_class *payload_fc =
 		bt_event_class_borrow_payload_field_class_const(event_class);
 	const bt_stream_class *stream_class =
 		bt_event_class_borrow_stream_class_const(event_class);
+	const bt_field_class *packet_fc =
+		bt_stream_class_borrow_packet_context_field_class_const(stream_class);
 	const char *const *names;
 	size_t i;
 
@@ -167,11 +227,17 @@ static struct class_info *class_info_create(const bt_event_class *event_class)
 	names = member_names(info->kind);
 	for (i = 0; i < MAX_MEMBERS; i++)
 		info->members[i] = NO_MEMBER;
-	for (i = 0; i < MAX_MEMBERS && names[i]; i++)
+	for (i = 0; i < MAX_MEMBERS && names[i]; i++) {
 		info->members[i] = member_index(payload_fc, names[i]);
-	info->cpu_id_member = member_index(
-		bt_stream_class_borrow_packet_context_field_class_const(stream_class),
-		"cpu_id");
+		info->member_types[i] = member_type(payload_fc, info->members[i]);
+		if (decoder->skip_strings && info->member_types[i] == MEMBER_STRING)
+			info->member_types[i] = MEMBER_OTHER;
+	}
+	info->cpu_id_member = member_index(packet_fc, "cpu_id");
+	info->cpu_id_type = member_type(packet_fc, info->cpu_id_member);
+	/* Borrowed: the table holds a reference on the event class. */
+	info->clock_class =
+		bt_stream_class_borrow_default_clock_class_const(stream_class);
 	return info;
 }
 
@@ -193,10 +259,20 @@ struct event_decoder *event_decoder_create(void)
 	return decoder;
 }
 
+struct event_decoder *event_decoder_create_without_strings(void)
+{
+	struct event_decoder *decoder = event_decoder_create();
+
+	decoder->skip_strings = true;
+	return decoder;
+}
+
 void event_decoder_destroy(struct event_decoder *decoder)
 {
 	if (!decoder)
 		return;
+	for (size_t i = 0; i < PACKET_CACHE_SIZE; i++)
+		bt_packet_put_ref(decoder->packets[i].packet);
 	g_hash_table_destroy(decoder->classes);
 	g_free(decoder);
 }
@@ -205,49 +281,26 @@ static const struct class_info *lookup_class(struct event_decoder *decoder,
 		const bt_event_class *event_class)
 {
 	/* Fibonacci hashing: objects of one kind lie at regular strides. */
-	size_t slot = (size_t) (((uint64_t) (uintptr_t) event_class *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % CLASS_CACHE_SIZE;
+	size_t slot = ((size_t) (((uint64_t) (uintptr_t) event_class *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % CLASS_CACHE_SIZE) &
+		~(size_t) 1;
 	struct class_info *info;
 
 	if (decoder->cache[slot].event_class == event_class)
 		return decoder->cache[slot].info;
+	if (decoder->cache[slot + 1].event_class == event_class)
+		return decoder->cache[slot + 1].info;
+	/* The set's older entry (second) goes: first the newest. */
+	decoder->cache[slot + 1] = decoder->cache[slot];
 	info = g_hash_table_lookup(decoder->classes, event_class);
 	if (!info) {
-		info = class_info_create(event_class);
+		info = class_info_create(decoder, event_class);
 		bt_event_class_get_ref(event_class);
 		g_hash_table_insert(decoder->classes, (gpointer) event_class, info);
 	}
 	decoder->cache[slot].event_class = event_class;
 	decoder->cache[slot].info = info;
 	return info;
-}
-
-/*
- * An integer field, signed or unsigned (enumerations included); unsigned
- * values keep their bit pattern. Anything else reads VM_FIELD_MISSING.
- */
-static int64_t read_integer(const bt_field *field)
-{
-	bt_field_class_type type;
-
-	if (!field)
-		return VM_FIELD_MISSING;
-	type = bt_field_get_class_type(field);
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-		return bt_field_integer_signed_get_value(field);
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-		return (int64_t) bt_field_integer_unsigned_get_value(field);
-	return VM_FIELD_MISSING;
-}
-
-static const char *read_string(const bt_field *field)
-{
-	const char *value;
-
-	if (!field || bt_field_get_class_type(field) != BT_FIELD_CLASS_TYPE_STRING)
-		return "";
-	value = bt_field_string_get_value(field);
-	return value ? value : "";
 }
 
 static const bt_field *member_field(const bt_field *struct_field,
@@ -259,9 +312,43 @@ static const bt_field *member_field(const bt_field *struct_field,
 		struct_field, index);
 }
 
+/*
+ * An integer field, signed or unsigned (enumerations included); unsigned
+ * values keep their bit pattern. Anything else reads VM_FIELD_MISSING.
+ */
+static int64_t read_integer(const bt_field *struct_field, uint64_t index,
+		enum member_type type)
+{
+	const bt_field *field;
+
+	if (type != MEMBER_SIGNED && type != MEMBER_UNSIGNED)
+		return VM_FIELD_MISSING;
+	field = member_field(struct_field, index);
+	if (!field)
+		return VM_FIELD_MISSING;
+	if (type == MEMBER_SIGNED)
+		return bt_field_integer_signed_get_value(field);
+	return (int64_t) bt_field_integer_unsigned_get_value(field);
+}
+
+static const char *read_string(const bt_field *struct_field, uint64_t index,
+		enum member_type type)
+{
+	const bt_field *field;
+	const char *value;
+
+	if (type != MEMBER_STRING)
+		return "";
+	field = member_field(struct_field, index);
+	if (!field)
+		return "";
+	value = bt_field_string_get_value(field);
+	return value ? value : "";
+}
+
 /* Readers of the i-th member of the kind's list. */
-#define INT_AT(i) read_integer(member_field(payload, info->members[i]))
-#define STR_AT(i) read_string(member_field(payload, info->members[i]))
+#define INT_AT(i) read_integer(payload, info->members[i], info->member_types[i])
+#define STR_AT(i) read_string(payload, info->members[i], info->member_types[i])
 
 static void decode_payload(const struct class_info *info,
 		const bt_field *payload, struct vm_event *out)
@@ -328,35 +415,74 @@ static void decode_payload(const struct class_info *info,
 #undef INT_AT
 #undef STR_AT
 
-static int64_t read_cpu_id(const struct class_info *info, const bt_event *event)
+static int64_t read_packet_cpu_id(const struct class_info *info,
+		const bt_packet *packet)
+{
+	return read_integer(bt_packet_borrow_context_field_const(packet),
+		info->cpu_id_member, info->cpu_id_type);
+}
+
+/*
+ * The packet's cpu_id, from the cache if it has the packet. A packet's
+ * context does not change, and its stream class, which gives cpu_id's
+ * index, is that of all its events.
+ */
+static int64_t read_cpu_id(struct event_decoder *decoder,
+		const struct class_info *info, const bt_event *event)
 {
 	const bt_packet *packet;
+	size_t set, way;
 
 	if (info->cpu_id_member == NO_MEMBER)
 		return VM_FIELD_MISSING;
 	packet = bt_event_borrow_packet_const(event);
 	if (!packet)
 		return VM_FIELD_MISSING;
-	return read_integer(member_field(bt_packet_borrow_context_field_const(packet),
-		info->cpu_id_member));
+	/*
+	 * Four-way (slots 4k to 4k+3 form a set, the newest first): the
+	 * packets of the streams being merged are all in use at once, and a
+	 * new one comes at each packet boundary.
+	 * Fibonacci hashing: objects of one kind lie at regular strides.
+	 */
+	set = ((size_t) (((uint64_t) (uintptr_t) packet *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % PACKET_CACHE_SIZE) &
+		~(size_t) (PACKET_CACHE_WAYS - 1);
+	for (way = 0; way < PACKET_CACHE_WAYS; way++) {
+		if (decoder->packets[set + way].packet == packet)
+			return decoder->packets[set + way].cpu_id;
+	}
+	bt_packet_put_ref(decoder->packets[set + PACKET_CACHE_WAYS - 1].packet);
+	memmove(&decoder->packets[set + 1], &decoder->packets[set],
+		(PACKET_CACHE_WAYS - 1) * sizeof(decoder->packets[0]));
+	bt_packet_get_ref(packet);
+	decoder->packets[set].packet = packet;
+	decoder->packets[set].cpu_id = read_packet_cpu_id(info, packet);
+	return decoder->packets[set].cpu_id;
 }
 
-static int64_t read_timestamp(const bt_message *event_msg)
+/* The time in ns from origin; fills `clock` if not NULL. */
+static int64_t read_timestamp(const struct class_info *info,
+		const bt_message *event_msg, struct event_clock *clock)
 {
 	const bt_clock_snapshot *snapshot;
 	int64_t ns;
 
-	if (!bt_message_event_borrow_stream_class_default_clock_class_const(event_msg))
+	if (clock)
+		clock->clock_class = info->clock_class;
+	if (!info->clock_class)
 		return VM_FIELD_MISSING;
 	snapshot = bt_message_event_borrow_default_clock_snapshot_const(event_msg);
+	if (clock)
+		clock->value = bt_clock_snapshot_get_value(snapshot);
 	if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
 			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
 		return VM_FIELD_MISSING;
 	return ns;
 }
 
-bool event_decoder_decode(struct event_decoder *decoder,
-		const bt_message *event_msg, struct vm_event *out)
+bool event_decoder_decode_with_clock(struct event_decoder *decoder,
+		const bt_message *event_msg, struct vm_event *out,
+		struct event_clock *clock)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(event_msg);
 	const struct class_info *info =
@@ -366,10 +492,18 @@ bool event_decoder_decode(struct event_decoder *decoder,
 	memset(out, 0, sizeof(*out));
 	out->machine = machine;
 	out->kind = info->kind;
+	if (clock)
+		clock->clock_class = NULL;
 	if (info->kind == VM_EVENT_OTHER)
 		return false;
-	out->ts = read_timestamp(event_msg);
-	out->cpu = read_cpu_id(info, event);
+	out->ts = read_timestamp(info, event_msg, clock);
+	out->cpu = read_cpu_id(decoder, info, event);
 	decode_payload(info, bt_event_borrow_payload_field_const(event), out);
 	return true;
+}
+
+bool event_decoder_decode(struct event_decoder *decoder,
+		const bt_message *event_msg, struct vm_event *out)
+{
+	return event_decoder_decode_with_clock(decoder, event_msg, out, NULL);
 }

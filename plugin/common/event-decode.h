@@ -16,6 +16,11 @@
 struct event_decoder;
 
 struct event_decoder *event_decoder_create(void);
+/*
+ * A decoder whose events have "" for every string (comm, names...): for a
+ * user that never reads them, which saves reading them.
+ */
+struct event_decoder *event_decoder_create_without_strings(void);
 void event_decoder_destroy(struct event_decoder *decoder);
 
 /*
@@ -27,5 +32,20 @@ void event_decoder_destroy(struct event_decoder *decoder);
  */
 bool event_decoder_decode(struct event_decoder *decoder,
 		const bt_message *event_msg, struct vm_event *out);
+
+/* The default clock of an event message. */
+struct event_clock {
+	const bt_clock_class *clock_class;  /* NULL: none */
+	uint64_t value;                     /* of the snapshot, in cycles */
+};
+
+/*
+ * event_decoder_decode(), also giving the event's clock (a user that needs
+ * it later, when the message is no longer in the CPU caches, saves reading
+ * it again). `clock->clock_class` is NULL when the event is not decoded.
+ */
+bool event_decoder_decode_with_clock(struct event_decoder *decoder,
+		const bt_message *event_msg, struct vm_event *out,
+		struct event_clock *clock);
 
 #endif /* VM_COMMON_EVENT_DECODE_H */

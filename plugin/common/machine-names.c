@@ -25,9 +25,11 @@ struct machine_names {
 	/* const bt_trace * (one reference held) -> struct machine_entry *. */
 	GHashTable *by_trace;
 	/*
-	 * Direct-mapped cache in front of `by_trace`: merged messages of a few
-	 * traces interleave, which a one-entry cache keeps missing. Each trace
-	 * has a reference held, so a cached address cannot name another one.
+	 * Two-way cache in front of `by_trace` (slots 2k and 2k+1 form a set,
+	 * the newest first): merged messages of a few traces interleave,
+	 * which a one-entry cache keeps missing, and two of them would often
+	 * share a slot of a direct-mapped one. Each trace has a reference
+	 * held, so a cached address cannot name another one.
 	 */
 	struct {
 		const bt_trace *trace;
@@ -163,13 +165,17 @@ struct machine_name_info machine_names_of_stream(struct machine_names *names,
 {
 	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
 	/* Fibonacci hashing: objects of one kind lie at regular strides. */
-	size_t slot = (size_t) (((uint64_t) (uintptr_t) trace *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % TRACE_CACHE_SIZE;
+	size_t slot = ((size_t) (((uint64_t) (uintptr_t) trace *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % TRACE_CACHE_SIZE) &
+		~(size_t) 1;
 	struct machine_entry *machine;
 
 	*is_new = false;
 	if (trace == names->cache[slot].trace)
 		return names->cache[slot].machine->info;
+	if (trace == names->cache[slot + 1].trace)
+		return names->cache[slot + 1].machine->info;
+	names->cache[slot + 1] = names->cache[slot];
 	machine = g_hash_table_lookup(names->by_trace, trace);
 	if (!machine) {
 		machine = machine_of_new_trace(names, stream, is_new);

@@ -10,6 +10,9 @@
 
 #include "state/state.h"
 #include "state/state-component.h"
+#include "state/msg-ring.h"
+#include "state/cause-ring.h"
+#include "state/stream-cache.h"
 #include "state/vcpu-stream.h"
 #include "common/event-decode.h"
 #include "common/log.h"
@@ -25,15 +28,22 @@ struct state_iterator {
 	bt_message_iterator *upstream;
 	struct event_decoder *decoder;
 	struct machine_names *machines;
+	/* In front of `machines`, for the events. */
+	struct stream_cache stream_machines;
 	struct vm_model *model;
 	struct vm_vcpu_tracker *tracker;
 	struct vcpu_stream *vcpu_stream;
-	/* bt_message *, references owned, in output order. */
-	GQueue *output;
-	/* Clock of the last event released: the cause of the changes after it. */
-	const bt_trace *cause_trace;
-	const bt_clock_class *cause_clock_class;
-	uint64_t cause_value;
+	/* References owned, in output order. */
+	struct msg_ring output;
+	/* Of each input the tracker holds, in input order. */
+	struct cause_ring causes;
+	/*
+	 * The last input released: the event that causes the mode changes
+	 * reported right after it. The message is borrowed: its reference is
+	 * in `output`, which next() drains only after the tracker returns.
+	 */
+	const bt_message *cause_msg;
+	struct input_cause cause;
 	bool vm_pids_applied;
 	bool upstream_ended;
 	/* A tracker callback failed (error cause appended). */
@@ -44,31 +54,35 @@ struct state_iterator {
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
 		(it)->self_msg_iter, __VA_ARGS__)
 
+/* The tracker releases inputs in input order: so are `causes`. */
 static void on_release(void *user, void *cookie)
 {
 	struct state_iterator *it = user;
 	const bt_message *msg = cookie;
 
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
-		it->cause_trace = bt_stream_borrow_trace_const(
-			bt_event_borrow_stream_const(
-				bt_message_event_borrow_event_const(msg)));
-		it->cause_clock_class =
-			bt_message_event_borrow_stream_class_default_clock_class_const(msg);
-		if (it->cause_clock_class)
-			it->cause_value = bt_clock_snapshot_get_value(
-				bt_message_event_borrow_default_clock_snapshot_const(msg));
-	}
-	g_queue_push_tail(it->output, (gpointer) msg);
+	it->cause_msg = msg;
+	if (!cause_ring_pop(&it->causes, &it->cause))
+		it->cause.is_event = false;
+	msg_ring_push(&it->output, msg);
 }
 
+/*
+ * Changes are only recorded on event inputs (lib/vcpu/state.c), and are
+ * reported right after the release of their input: `cause` is that event.
+ */
 static void on_change(void *user, const struct vm_vcpu_change *change)
 {
 	struct state_iterator *it = user;
 
 	if (it->failed)
 		return;
-	if (!it->cause_clock_class) {
+	if (!it->cause.is_event) {
+		ITER_ERROR_CAUSE(it, "A vCPU mode change is reported after a "
+			"message that is not an event (internal error).");
+		it->failed = true;
+		return;
+	}
+	if (!it->cause.clock.clock_class) {
 		/* Mode changes come from host events, which have times. */
 		ITER_ERROR_CAUSE(it, "A vCPU mode change comes from an event "
 			"without a default clock snapshot: the host trace has no "
@@ -76,9 +90,10 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 		it->failed = true;
 		return;
 	}
-	if (!vcpu_stream_append_change(it->vcpu_stream, it->output, change,
+	if (!vcpu_stream_append_change(it->vcpu_stream, &it->output, change,
 			machine_names_name(it->machines, change->vm),
-			it->cause_trace, it->cause_clock_class, it->cause_value))
+			it->cause_msg, it->cause.clock.clock_class,
+			it->cause.clock.value))
 		it->failed = true;
 }
 
@@ -105,18 +120,11 @@ static void discard_message(void *cookie)
 	bt_message_put_ref(cookie);
 }
 
-static void clear_output(struct state_iterator *it)
-{
-	bt_message *msg;
-
-	while ((msg = g_queue_pop_head(it->output)))
-		bt_message_put_ref(msg);
-}
-
 static void destroy_analysis(struct state_iterator *it)
 {
 	vm_vcpu_tracker_destroy(it->tracker, discard_message);
 	it->tracker = NULL;
+	cause_ring_clear(&it->causes);
 	vm_model_destroy(it->model);
 	it->model = NULL;
 }
@@ -138,7 +146,8 @@ static bool create_analysis(struct state_iterator *it)
 		return false;
 	for (machine = 0; machine < machine_names_count(it->machines); machine++)
 		vm_vcpu_tracker_add_machine(it->tracker, machine);
-	it->cause_clock_class = NULL;
+	it->cause_msg = NULL;
+	it->cause.is_event = false;
 	it->vm_pids_applied = false;
 	it->upstream_ended = false;
 	it->failed = false;
@@ -150,11 +159,10 @@ static void iterator_destroy(struct state_iterator *it)
 	if (!it)
 		return;
 	destroy_analysis(it);
-	if (it->output) {
-		clear_output(it);
-		g_queue_free(it->output);
-	}
+	msg_ring_fini(&it->output);
+	cause_ring_fini(&it->causes);
 	vcpu_stream_destroy(it->vcpu_stream);
+	stream_cache_clear(&it->stream_machines);
 	machine_names_destroy(it->machines);
 	event_decoder_destroy(it->decoder);
 	bt_message_iterator_put_ref(it->upstream);
@@ -185,10 +193,10 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 		iterator_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
-	it->decoder = event_decoder_create();
+	/* The tracker never reads strings (it blanks them in its copies). */
+	it->decoder = event_decoder_create_without_strings();
 	it->machines = machine_names_create();
 	it->vcpu_stream = vcpu_stream_create(self_msg_iter);
-	it->output = g_queue_new();
 	if (!create_analysis(it)) {
 		iterator_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
@@ -215,6 +223,18 @@ static unsigned int machine_of_stream(struct state_iterator *it,
 		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
 			"Machine `%s` found.", machine_names_name(it->machines,
 				machine));
+	}
+	return machine;
+}
+
+static unsigned int machine_of_event_stream(struct state_iterator *it,
+		const bt_stream *stream)
+{
+	unsigned int machine;
+
+	if (!stream_cache_find(&it->stream_machines, stream, &machine)) {
+		machine = machine_of_stream(it, stream);
+		stream_cache_add(&it->stream_machines, stream, machine);
 	}
 	return machine;
 }
@@ -252,15 +272,29 @@ static bool push_event(struct state_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	struct vm_event plain;
+	struct input_cause cause;
+	bool decoded;
 
 	if (!it->vm_pids_applied && !apply_vm_pids(it))
 		return false;
-	plain.machine = machine_of_stream(it, bt_event_borrow_stream_const(event));
-	if (event_decoder_decode(it->decoder, msg, &plain))
-		vm_vcpu_tracker_push(it->tracker, &plain, (void *) msg);
-	else
-		vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
+	plain.machine = machine_of_event_stream(it,
+		bt_event_borrow_stream_const(event));
+	cause.is_event = true;
+	decoded = event_decoder_decode_with_clock(it->decoder, msg, &plain,
+		&cause.clock);
+	/* Before the push, which may release the input at once. */
+	cause_ring_push(&it->causes, &cause);
+	vm_vcpu_tracker_push(it->tracker, decoded ? &plain : NULL, (void *) msg);
 	return true;
+}
+
+/* A message that is not an event. */
+static void push_other(struct state_iterator *it, const bt_message *msg)
+{
+	static const struct input_cause not_event;
+
+	cause_ring_push(&it->causes, &not_event);
+	vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
 }
 
 /* Takes the reference on `msg`. */
@@ -275,10 +309,10 @@ static bool push_message(struct state_iterator *it, const bt_message *msg)
 		break;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 		machine_of_stream(it, bt_message_stream_beginning_borrow_stream_const(msg));
-		vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
+		push_other(it, msg);
 		break;
 	default:
-		vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
+		push_other(it, msg);
 		break;
 	}
 	return !it->failed;
@@ -307,14 +341,14 @@ static bool end_of_input(struct state_iterator *it)
 	vm_vcpu_tracker_flush(it->tracker);
 	if (it->failed)
 		return false;
-	return vcpu_stream_append_end(it->vcpu_stream, it->output);
+	return vcpu_stream_append_end(it->vcpu_stream, &it->output);
 }
 
 /* Pulls upstream until `capacity` messages are ready or upstream waits. */
 static bt_message_iterator_class_next_method_status fill_output(
 		struct state_iterator *it, uint64_t capacity)
 {
-	while (g_queue_get_length(it->output) < capacity && !it->upstream_ended) {
+	while (msg_ring_length(&it->output) < capacity && !it->upstream_ended) {
 		bt_message_array_const msgs;
 		uint64_t count;
 
@@ -350,13 +384,13 @@ bt_message_iterator_class_next_method_status state_iterator_next(
 	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
 			status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN)
 		return status;
-	if (g_queue_is_empty(it->output))
+	if (msg_ring_is_empty(&it->output))
 		return it->upstream_ended ?
 			BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END :
 			BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
 	*count = 0;
-	while (*count < capacity && !g_queue_is_empty(it->output))
-		msgs[(*count)++] = g_queue_pop_head(it->output);
+	while (*count < capacity && !msg_ring_is_empty(&it->output))
+		msgs[(*count)++] = msg_ring_pop(&it->output);
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
@@ -381,7 +415,7 @@ state_iterator_seek_beginning(bt_self_message_iterator *self_msg_iter)
 	if (status != BT_MESSAGE_ITERATOR_SEEK_BEGINNING_STATUS_OK)
 		return (bt_message_iterator_class_seek_beginning_method_status) status;
 	destroy_analysis(it);
-	clear_output(it);
+	msg_ring_clear(&it->output);
 	vcpu_stream_rewind(it->vcpu_stream);
 	if (!create_analysis(it))
 		return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_ERROR;

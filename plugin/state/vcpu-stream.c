@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "state/vcpu-stream.h"
 
 #define ERROR_CAUSE(stream, ...) \
@@ -14,8 +16,23 @@ enum {
 	MEMBER_EXIT_REASON,
 };
 
+/* A string's length, kept while the same string comes back. */
+struct text_length {
+	const char *text;
+	uint64_t length;
+};
+
+/* Slots of the mode name lengths (modes are a handful of small numbers). */
+#define MODE_LENGTHS 8
+
 struct vcpu_stream {
 	bt_self_message_iterator *self_msg_iter;
+	/*
+	 * Lengths of the strings written, by address: the VM names live as
+	 * long as the iterator's machine names, the mode names are static.
+	 */
+	struct text_length vm_name_length;
+	struct text_length mode_lengths[MODE_LENGTHS];
 	/* Created with the first change (its clock class is needed). */
 	bt_trace_class *trace_class;
 	bt_stream_class *stream_class;
@@ -112,9 +129,12 @@ static bool copy_env(bt_trace *trace, const bt_trace *host_trace,
 		BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
 }
 
-static bool create_ir(struct vcpu_stream *stream, const bt_trace *host_trace,
+static bool create_ir(struct vcpu_stream *stream, const bt_message *cause,
 		const bt_clock_class *clock_class)
 {
+	const bt_trace *host_trace = bt_stream_borrow_trace_const(
+		bt_event_borrow_stream_const(
+			bt_message_event_borrow_event_const(cause)));
 	bt_self_component *self_comp =
 		bt_self_message_iterator_borrow_component(stream->self_msg_iter);
 
@@ -152,18 +172,18 @@ error:
 	return false;
 }
 
-static bool append(struct vcpu_stream *stream, GQueue *out, bt_message *msg)
+static bool append(struct vcpu_stream *stream, struct msg_ring *out, bt_message *msg)
 {
 	if (!msg) {
 		ERROR_CAUSE(stream, "Cannot create a message of the vm:vcpu_state "
 			"stream (out of memory?).");
 		return false;
 	}
-	g_queue_push_tail(out, msg);
+	msg_ring_push(out, msg);
 	return true;
 }
 
-static bool begin(struct vcpu_stream *stream, GQueue *out)
+static bool begin(struct vcpu_stream *stream, struct msg_ring *out)
 {
 	bt_packet_put_ref(stream->packet);
 	stream->packet = bt_packet_create(stream->stream);
@@ -199,11 +219,28 @@ static uint64_t cycles_of_ns(const bt_clock_class *clock_class, int64_t ns)
 	return (uint64_t) (delta * frequency / 1000000000);
 }
 
-static bool set_string(bt_field *payload, uint64_t index, const char *value)
+static uint64_t length_of(struct text_length *cached, const char *text)
 {
-	return bt_field_string_set_value(
-		bt_field_structure_borrow_member_field_by_index(payload, index),
-		value) == BT_FIELD_STRING_SET_VALUE_STATUS_OK;
+	if (cached->text != text) {
+		cached->text = text;
+		cached->length = strlen(text);
+	}
+	return cached->length;
+}
+
+/*
+ * What bt_field_string_set_value() does, without its strlen(): the same
+ * few strings come back for every event.
+ */
+static bool set_string(bt_field *payload, uint64_t index, const char *value,
+		uint64_t length)
+{
+	bt_field *field =
+		bt_field_structure_borrow_member_field_by_index(payload, index);
+
+	bt_field_string_clear(field);
+	return bt_field_string_append_with_length(field, value, length) ==
+		BT_FIELD_STRING_APPEND_STATUS_OK;
 }
 
 static void set_signed(bt_field *payload, uint64_t index, int64_t value)
@@ -219,14 +256,18 @@ static bt_message *create_event(struct vcpu_stream *stream,
 {
 	bt_message *msg = bt_message_event_create_with_packet_and_default_clock_snapshot(
 		stream->self_msg_iter, stream->event_class, stream->packet, value);
+	const char *mode = vm_vcpu_mode_name(change->mode);
+	struct text_length *mode_length =
+		&stream->mode_lengths[(unsigned int) change->mode % MODE_LENGTHS];
 	bt_field *payload;
 
 	if (!msg)
 		return NULL;
 	payload = bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
-	if (!set_string(payload, MEMBER_VM, vm_name) ||
-			!set_string(payload, MEMBER_MODE,
-				vm_vcpu_mode_name(change->mode))) {
+	if (!set_string(payload, MEMBER_VM, vm_name,
+				length_of(&stream->vm_name_length, vm_name)) ||
+			!set_string(payload, MEMBER_MODE, mode,
+				length_of(mode_length, mode))) {
 		bt_message_put_ref(msg);
 		return NULL;
 	}
@@ -239,12 +280,12 @@ static bt_message *create_event(struct vcpu_stream *stream,
 	return msg;
 }
 
-bool vcpu_stream_append_change(struct vcpu_stream *stream, GQueue *out,
+bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 		const struct vm_vcpu_change *change, const char *vm_name,
-		const bt_trace *host_trace, const bt_clock_class *clock_class,
+		const bt_message *cause, const bt_clock_class *clock_class,
 		uint64_t value)
 {
-	if (!stream->trace_class && !create_ir(stream, host_trace, clock_class))
+	if (!stream->trace_class && !create_ir(stream, cause, clock_class))
 		return false;
 	if (!stream->begun && !begin(stream, out))
 		return false;
@@ -253,7 +294,7 @@ bool vcpu_stream_append_change(struct vcpu_stream *stream, GQueue *out,
 	return append(stream, out, create_event(stream, change, vm_name, value));
 }
 
-bool vcpu_stream_append_end(struct vcpu_stream *stream, GQueue *out)
+bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out)
 {
 	if (!stream->begun)
 		return true;

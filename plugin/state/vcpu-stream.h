@@ -22,6 +22,7 @@
 #include <glib.h>
 #include <stdbool.h>
 
+#include "state/msg-ring.h"
 #include "vcpu/tracker.h"
 
 struct vcpu_stream;
@@ -31,16 +32,17 @@ void vcpu_stream_destroy(struct vcpu_stream *stream);
 
 /*
  * Appends to `out` (bt_message *, references transferred) the messages of
- * one mode change caused by an event of `host_trace` and `clock_class`
- * whose clock value is `value`. False, with an error cause, on failure.
+ * one mode change caused by the event message `cause` (of the host trace,
+ * borrowed) of `clock_class` whose clock value is `value`. False, with an
+ * error cause, on failure.
  */
-bool vcpu_stream_append_change(struct vcpu_stream *stream, GQueue *out,
+bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 		const struct vm_vcpu_change *change, const char *vm_name,
-		const bt_trace *host_trace, const bt_clock_class *clock_class,
+		const bt_message *cause, const bt_clock_class *clock_class,
 		uint64_t value);
 
 /* Appends the packet and stream ends, if the stream began. */
-bool vcpu_stream_append_end(struct vcpu_stream *stream, GQueue *out);
+bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out);
 
 /* After a seek to the beginning: the stream begins anew at its next event. */
 void vcpu_stream_rewind(struct vcpu_stream *stream);
