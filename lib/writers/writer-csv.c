@@ -243,14 +243,13 @@ static void digits_short(char *end, uint32_t value)
  * Decimal, as "%" PRIu64 writes it, without the printf machinery: rows are
  * mostly numbers and there is one per interval. Nanosecond times have some
  * twenty digits: they are cut in chunks of eight, each converted with 32-bit
- * arithmetic. The digits go straight to the buffer, at their place once the
- * length is known: no copy, and no bytes past the number are touched.
+ * arithmetic. The digits go straight to `p`, at their place once the length
+ * is known: no copy, and no bytes past the number are touched. Returns the
+ * end of the number; it takes at most DIGITS_MAX bytes.
  */
-static void csv_write_uint(struct vm_out_buffer *row, uint64_t value, bool negative)
+static char *csv_format_uint(char *p, uint64_t value, bool negative)
 {
 	const uint32_t chunk = 100000000;
-	char *p = vm_out_buffer_reserve(row, DIGITS_MAX);
-	char *start = p;
 	uint32_t lead, middle = 0, low = 0;
 	unsigned int chunks = 0;
 
@@ -282,16 +281,45 @@ static void csv_write_uint(struct vm_out_buffer *row, uint64_t value, bool negat
 		p += 8;
 		digits8(p, low);
 	}
-	row->len += (size_t) (p - start);
+	return p;
 }
 
 /* As "%" PRId64 writes it. */
-static void csv_write_int(struct vm_out_buffer *row, int64_t value)
+static char *csv_format_int(char *p, int64_t value)
 {
-	csv_write_uint(row, value < 0 ? -(uint64_t) value : (uint64_t) value, value < 0);
+	return csv_format_uint(p, value < 0 ? -(uint64_t) value : (uint64_t) value, value < 0);
 }
 
 /* -1 is "not applicable": an empty cell. */
+static char *csv_format_optional_int(char *p, int64_t value)
+{
+	return value != -1 ? csv_format_int(p, value) : p;
+}
+
+/*
+ * Room for the numbers of a row and their separators, reserved once per
+ * row: the formatters then write without a bound check each, and the row's
+ * length is updated once (csv_commit()).
+ */
+#define CSV_NUMBERS_MAX (8 * (DIGITS_MAX + 1))
+
+/* The bytes written at `p` since the last reserve become part of the row. */
+static void csv_commit(struct vm_out_buffer *row, const char *p)
+{
+	row->len = (size_t) (p - row->data);
+}
+
+static void csv_write_uint(struct vm_out_buffer *row, uint64_t value, bool negative)
+{
+	csv_commit(row, csv_format_uint(vm_out_buffer_reserve(row, DIGITS_MAX), value,
+		negative));
+}
+
+static void csv_write_int(struct vm_out_buffer *row, int64_t value)
+{
+	csv_commit(row, csv_format_int(vm_out_buffer_reserve(row, DIGITS_MAX), value));
+}
+
 static void csv_write_optional_int(struct vm_out_buffer *row, int64_t value)
 {
 	if (value != -1)
@@ -319,72 +347,78 @@ static void time_prefix_set(struct time_prefix *prefix, uint64_t high)
 	prefix->len = (size_t) (p - prefix->text);
 }
 
-/* A time in ns, as csv_write_int() would write it. */
-static void csv_write_time(struct csv_writer *cw, int64_t ns)
+/* A time in ns, as csv_format_int() would write it, in DIGITS_MAX bytes. */
+static char *csv_format_time(struct time_prefix *prefix, char *p, int64_t ns)
 {
 	const uint32_t chunk = 100000000;
 	uint64_t high;
-	char *p;
 
-	if (ns < (int64_t) chunk) {
-		csv_write_int(&cw->buf, ns);
-		return;
-	}
+	if (ns < (int64_t) chunk)
+		return csv_format_int(p, ns);
 	high = (uint64_t) ns / chunk;
-	if (high != cw->prefix.high)
-		time_prefix_set(&cw->prefix, high);
+	if (high != prefix->high)
+		time_prefix_set(prefix, high);
 	/* Prefix and digits fit in DIGITS_MAX; the copy is of fixed size. */
-	p = vm_out_buffer_reserve(&cw->buf, DIGITS_MAX);
-	memcpy(p, cw->prefix.text, sizeof(cw->prefix.text));
-	p += cw->prefix.len + 8;
+	memcpy(p, prefix->text, sizeof(prefix->text));
+	p += prefix->len + 8;
 	digits8(p, (uint32_t) ((uint64_t) ns - high * chunk));
-	cw->buf.len += cw->prefix.len + 8;
+	return p;
 }
 
 static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
 	struct csv_writer *cw = csv_writer_of(w);
 	struct vm_out_buffer *row = &cw->buf;
+	char *p;
 
 	csv_write_text(row, iv->machine);
-	vm_out_buffer_putc(row, ',');
-	csv_write_int(row, iv->tid);
-	vm_out_buffer_putc(row, ',');
+	p = vm_out_buffer_reserve(row, CSV_NUMBERS_MAX);
+	*p++ = ',';
+	p = csv_format_int(p, iv->tid);
+	*p++ = ',';
+	csv_commit(row, p);
 	csv_write_text(row, iv->comm);
 	vm_out_buffer_putc(row, ',');
 	csv_write_text(row, iv->state);
-	vm_out_buffer_putc(row, ',');
-	csv_write_time(cw, iv->begin_ns);
-	vm_out_buffer_putc(row, ',');
-	csv_write_time(cw, iv->end_ns);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->vcpu);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->reason);
-	vm_out_buffer_putc(row, '\n');
+	p = vm_out_buffer_reserve(row, CSV_NUMBERS_MAX);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->begin_ns);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->end_ns);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->vcpu);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->reason);
+	*p++ = '\n';
+	csv_commit(row, p);
 }
 
 static void csv_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
 {
 	struct csv_writer *cw = csv_writer_of(w);
 	struct vm_out_buffer *row = &cw->buf;
+	char *p;
 
 	csv_write_text(row, iv->machine);
-	vm_out_buffer_putc(row, ',');
-	csv_write_int(row, iv->vcpu);
-	vm_out_buffer_putc(row, ',');
+	p = vm_out_buffer_reserve(row, CSV_NUMBERS_MAX);
+	*p++ = ',';
+	p = csv_format_int(p, iv->vcpu);
+	*p++ = ',';
+	csv_commit(row, p);
 	csv_write_text(row, iv->mode);
-	vm_out_buffer_putc(row, ',');
-	csv_write_time(cw, iv->begin_ns);
-	vm_out_buffer_putc(row, ',');
-	csv_write_time(cw, iv->end_ns);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->host_tid);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->pcpu);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->reason);
-	vm_out_buffer_putc(row, '\n');
+	p = vm_out_buffer_reserve(row, CSV_NUMBERS_MAX);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->begin_ns);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->end_ns);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->host_tid);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->pcpu);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->reason);
+	*p++ = '\n';
+	csv_commit(row, p);
 }
 
 /* The exit's name, else its number (SPEC), empty when there is no reason. */
