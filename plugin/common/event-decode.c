@@ -335,7 +335,7 @@ static const bt_field *member_field(const bt_field *struct_field,
  * An integer field, signed or unsigned (enumerations included); unsigned
  * values keep their bit pattern. Anything else reads VM_FIELD_MISSING.
  */
-static int64_t read_integer(const bt_field *struct_field, uint64_t index,
+static inline int64_t read_integer(const bt_field *struct_field, uint64_t index,
 		enum member_type type)
 {
 	const bt_field *field;
@@ -350,7 +350,7 @@ static int64_t read_integer(const bt_field *struct_field, uint64_t index,
 	return (int64_t) bt_field_integer_unsigned_get_value(field);
 }
 
-static const char *read_string(const bt_field *struct_field, uint64_t index,
+static inline const char *read_string(const bt_field *struct_field, uint64_t index,
 		enum member_type type)
 {
 	const bt_field *field;
