@@ -60,32 +60,87 @@ static struct vm_out_buffer *csv_buffer(struct vm_writer *w)
 	return &csv_writer_of(w)->buf;
 }
 
-/* The bytes at which csv_put_plain() stops: the end, and those to quote. */
-static const bool csv_stops[256] = {
-	['\0'] = true, [','] = true, ['"'] = true, ['\r'] = true, ['\n'] = true,
-};
+/* Longest text csv_put_plain() copies: thread and machine names are short. */
+#define CSV_PLAIN_MAX 64
 
 /*
- * Writes `s` as is when it needs no quotes and fits in the buffer's room,
- * in one pass (rather than strlen, csv_needs_quotes and a copy: three for
- * the three text fields of every row). False, the row unchanged, otherwise.
+ * Whether some byte of `w` is below ',' + 1. The bytes that need quotes
+ * ('\n', '\r', '"' and ',') all are, so a word without any needs none; a
+ * word with one (a space, '(', ...) is looked at again byte by byte. The
+ * test is exact for any byte values: a borrow only comes from a lower byte
+ * that is itself below the bound.
+ */
+static bool csv_word_suspect(uint64_t w)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+
+	return ((w - ones * (',' + 1)) & ~w & (ones * 0x80)) != 0;
+}
+
+/* As csv_word_suspect(), for up to three bytes. */
+static bool csv_bytes_suspect(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char) s[i] <= ',')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Copies `s` (n bytes, 4 <= n <= CSV_PLAIN_MAX) to `dest` a word at a time,
+ * the last word overlapping the one before (no byte loop for the tail).
+ * False when some word is suspect: the copy is then to be discarded.
+ */
+static bool csv_copy_words(char *dest, const char *s, size_t n)
+{
+	uint32_t head, tail;
+	uint64_t w;
+	bool suspect = false;
+	size_t i;
+
+	if (n < 8) {
+		memcpy(&head, s, 4);
+		memcpy(&tail, s + n - 4, 4);
+		memcpy(dest, &head, 4);
+		memcpy(dest + n - 4, &tail, 4);
+		return !csv_word_suspect(head | (uint64_t) tail << 32);
+	}
+	for (i = 0; i + 8 < n; i += 8) {
+		memcpy(&w, s + i, 8);
+		suspect |= csv_word_suspect(w);
+		memcpy(dest + i, &w, 8);
+	}
+	memcpy(&w, s + n - 8, 8);
+	suspect |= csv_word_suspect(w);
+	memcpy(dest + n - 8, &w, 8);
+	return !suspect;
+}
+
+/*
+ * Writes `s` as is when it surely needs no quotes; false, the row
+ * unchanged, otherwise (csv_write_text() then looks closer). Three text
+ * fields per row: strlen() and word-wide tests cost less than a test per
+ * byte, and the bytes are copied as they are tested.
  */
 static bool csv_put_plain(struct vm_out_buffer *row, const char *s)
 {
-	char *dest = row->data + row->len;
-	size_t room = VM_OUT_BUFFER_SIZE - row->len;
-	size_t n = 0;
+	size_t n = strlen(s);
+	char *dest;
 
-	if (s[0] == ' ')
+	if (n == 0)
+		return true;
+	if (n > CSV_PLAIN_MAX || s[0] == ' ' || s[n - 1] == ' ')
 		return false;
-	while (!csv_stops[(unsigned char) s[n]]) {
-		if (n == room)
+	/* Bytes past the text may be written: they are not part of the row yet. */
+	dest = vm_out_buffer_reserve(row, CSV_PLAIN_MAX);
+	if (n < 4) {
+		if (csv_bytes_suspect(s, n))
 			return false;
-		dest[n] = s[n];
-		n++;
-	}
-	if (s[n] != '\0' || (n > 0 && s[n - 1] == ' '))
+		memcpy(dest, s, n);
+	} else if (!csv_copy_words(dest, s, n)) {
 		return false;
+	}
 	row->len += n;
 	return true;
 }
@@ -188,14 +243,13 @@ static void digits_short(char *end, uint32_t value)
  * Decimal, as "%" PRIu64 writes it, without the printf machinery: rows are
  * mostly numbers and there is one per interval. Nanosecond times have some
  * twenty digits: they are cut in chunks of eight, each converted with 32-bit
- * arithmetic. The digits go straight to the buffer, at their place once the
- * length is known: no copy, and no bytes past the number are touched.
+ * arithmetic. The digits go straight to `p`, at their place once the length
+ * is known: no copy, and no bytes past the number are touched. Returns the
+ * end of the number; it takes at most DIGITS_MAX bytes.
  */
-static void csv_write_uint(struct vm_out_buffer *row, uint64_t value, bool negative)
+static char *csv_format_uint(char *p, uint64_t value, bool negative)
 {
 	const uint32_t chunk = 100000000;
-	char *p = vm_out_buffer_reserve(row, DIGITS_MAX);
-	char *start = p;
 	uint32_t lead, middle = 0, low = 0;
 	unsigned int chunks = 0;
 
@@ -227,16 +281,45 @@ static void csv_write_uint(struct vm_out_buffer *row, uint64_t value, bool negat
 		p += 8;
 		digits8(p, low);
 	}
-	row->len += (size_t) (p - start);
+	return p;
 }
 
 /* As "%" PRId64 writes it. */
-static void csv_write_int(struct vm_out_buffer *row, int64_t value)
+static char *csv_format_int(char *p, int64_t value)
 {
-	csv_write_uint(row, value < 0 ? -(uint64_t) value : (uint64_t) value, value < 0);
+	return csv_format_uint(p, value < 0 ? -(uint64_t) value : (uint64_t) value, value < 0);
 }
 
 /* -1 is "not applicable": an empty cell. */
+static char *csv_format_optional_int(char *p, int64_t value)
+{
+	return value != -1 ? csv_format_int(p, value) : p;
+}
+
+/*
+ * Room for the numbers of a row and their separators, reserved once per
+ * row: the formatters then write without a bound check each, and the row's
+ * length is updated once (csv_commit()).
+ */
+#define CSV_NUMBERS_MAX (8 * (DIGITS_MAX + 1))
+
+/* The bytes written at `p` since the last reserve become part of the row. */
+static void csv_commit(struct vm_out_buffer *row, const char *p)
+{
+	row->len = (size_t) (p - row->data);
+}
+
+static void csv_write_uint(struct vm_out_buffer *row, uint64_t value, bool negative)
+{
+	csv_commit(row, csv_format_uint(vm_out_buffer_reserve(row, DIGITS_MAX), value,
+		negative));
+}
+
+static void csv_write_int(struct vm_out_buffer *row, int64_t value)
+{
+	csv_commit(row, csv_format_int(vm_out_buffer_reserve(row, DIGITS_MAX), value));
+}
+
 static void csv_write_optional_int(struct vm_out_buffer *row, int64_t value)
 {
 	if (value != -1)
@@ -264,72 +347,78 @@ static void time_prefix_set(struct time_prefix *prefix, uint64_t high)
 	prefix->len = (size_t) (p - prefix->text);
 }
 
-/* A time in ns, as csv_write_int() would write it. */
-static void csv_write_time(struct csv_writer *cw, int64_t ns)
+/* A time in ns, as csv_format_int() would write it, in DIGITS_MAX bytes. */
+static char *csv_format_time(struct time_prefix *prefix, char *p, int64_t ns)
 {
 	const uint32_t chunk = 100000000;
 	uint64_t high;
-	char *p;
 
-	if (ns < (int64_t) chunk) {
-		csv_write_int(&cw->buf, ns);
-		return;
-	}
+	if (ns < (int64_t) chunk)
+		return csv_format_int(p, ns);
 	high = (uint64_t) ns / chunk;
-	if (high != cw->prefix.high)
-		time_prefix_set(&cw->prefix, high);
+	if (high != prefix->high)
+		time_prefix_set(prefix, high);
 	/* Prefix and digits fit in DIGITS_MAX; the copy is of fixed size. */
-	p = vm_out_buffer_reserve(&cw->buf, DIGITS_MAX);
-	memcpy(p, cw->prefix.text, sizeof(cw->prefix.text));
-	p += cw->prefix.len + 8;
+	memcpy(p, prefix->text, sizeof(prefix->text));
+	p += prefix->len + 8;
 	digits8(p, (uint32_t) ((uint64_t) ns - high * chunk));
-	cw->buf.len += cw->prefix.len + 8;
+	return p;
 }
 
 static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
 	struct csv_writer *cw = csv_writer_of(w);
 	struct vm_out_buffer *row = &cw->buf;
+	char *p;
 
 	csv_write_text(row, iv->machine);
-	vm_out_buffer_putc(row, ',');
-	csv_write_int(row, iv->tid);
-	vm_out_buffer_putc(row, ',');
+	p = vm_out_buffer_reserve(row, CSV_NUMBERS_MAX);
+	*p++ = ',';
+	p = csv_format_int(p, iv->tid);
+	*p++ = ',';
+	csv_commit(row, p);
 	csv_write_text(row, iv->comm);
 	vm_out_buffer_putc(row, ',');
 	csv_write_text(row, iv->state);
-	vm_out_buffer_putc(row, ',');
-	csv_write_time(cw, iv->begin_ns);
-	vm_out_buffer_putc(row, ',');
-	csv_write_time(cw, iv->end_ns);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->vcpu);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->reason);
-	vm_out_buffer_putc(row, '\n');
+	p = vm_out_buffer_reserve(row, CSV_NUMBERS_MAX);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->begin_ns);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->end_ns);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->vcpu);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->reason);
+	*p++ = '\n';
+	csv_commit(row, p);
 }
 
 static void csv_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
 {
 	struct csv_writer *cw = csv_writer_of(w);
 	struct vm_out_buffer *row = &cw->buf;
+	char *p;
 
 	csv_write_text(row, iv->machine);
-	vm_out_buffer_putc(row, ',');
-	csv_write_int(row, iv->vcpu);
-	vm_out_buffer_putc(row, ',');
+	p = vm_out_buffer_reserve(row, CSV_NUMBERS_MAX);
+	*p++ = ',';
+	p = csv_format_int(p, iv->vcpu);
+	*p++ = ',';
+	csv_commit(row, p);
 	csv_write_text(row, iv->mode);
-	vm_out_buffer_putc(row, ',');
-	csv_write_time(cw, iv->begin_ns);
-	vm_out_buffer_putc(row, ',');
-	csv_write_time(cw, iv->end_ns);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->host_tid);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->pcpu);
-	vm_out_buffer_putc(row, ',');
-	csv_write_optional_int(row, iv->reason);
-	vm_out_buffer_putc(row, '\n');
+	p = vm_out_buffer_reserve(row, CSV_NUMBERS_MAX);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->begin_ns);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->end_ns);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->host_tid);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->pcpu);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->reason);
+	*p++ = '\n';
+	csv_commit(row, p);
 }
 
 /* The exit's name, else its number (SPEC), empty when there is no reason. */

@@ -277,19 +277,13 @@ void event_decoder_destroy(struct event_decoder *decoder)
 	g_free(decoder);
 }
 
-static const struct class_info *lookup_class(struct event_decoder *decoder,
-		const bt_event_class *event_class)
+/* A miss of the cache: `slot` (the set's first) gets the class's info. */
+static G_GNUC_NO_INLINE const struct class_info *lookup_class_missed(
+		struct event_decoder *decoder, const bt_event_class *event_class,
+		size_t slot)
 {
-	/* Fibonacci hashing: objects of one kind lie at regular strides. */
-	size_t slot = ((size_t) (((uint64_t) (uintptr_t) event_class *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % CLASS_CACHE_SIZE) &
-		~(size_t) 1;
 	struct class_info *info;
 
-	if (decoder->cache[slot].event_class == event_class)
-		return decoder->cache[slot].info;
-	if (decoder->cache[slot + 1].event_class == event_class)
-		return decoder->cache[slot + 1].info;
 	/* The set's older entry (second) goes: first the newest. */
 	decoder->cache[slot + 1] = decoder->cache[slot];
 	info = g_hash_table_lookup(decoder->classes, event_class);
@@ -301,6 +295,31 @@ static const struct class_info *lookup_class(struct event_decoder *decoder,
 	decoder->cache[slot].event_class = event_class;
 	decoder->cache[slot].info = info;
 	return info;
+}
+
+/*
+ * Inlined in both users (the kind of a class, and decoding), which look up
+ * one class in a row: the hits cost no call.
+ */
+static inline const struct class_info *lookup_class(struct event_decoder *decoder,
+		const bt_event_class *event_class)
+{
+	/* Fibonacci hashing: objects of one kind lie at regular strides. */
+	size_t slot = ((size_t) (((uint64_t) (uintptr_t) event_class *
+		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % CLASS_CACHE_SIZE) &
+		~(size_t) 1;
+
+	if (decoder->cache[slot].event_class == event_class)
+		return decoder->cache[slot].info;
+	if (decoder->cache[slot + 1].event_class == event_class)
+		return decoder->cache[slot + 1].info;
+	return lookup_class_missed(decoder, event_class, slot);
+}
+
+enum vm_event_kind event_decoder_kind(struct event_decoder *decoder,
+		const bt_event_class *event_class)
+{
+	return lookup_class(decoder, event_class)->kind;
 }
 
 static const bt_field *member_field(const bt_field *struct_field,
@@ -316,7 +335,7 @@ static const bt_field *member_field(const bt_field *struct_field,
  * An integer field, signed or unsigned (enumerations included); unsigned
  * values keep their bit pattern. Anything else reads VM_FIELD_MISSING.
  */
-static int64_t read_integer(const bt_field *struct_field, uint64_t index,
+static inline int64_t read_integer(const bt_field *struct_field, uint64_t index,
 		enum member_type type)
 {
 	const bt_field *field;
@@ -331,7 +350,7 @@ static int64_t read_integer(const bt_field *struct_field, uint64_t index,
 	return (int64_t) bt_field_integer_unsigned_get_value(field);
 }
 
-static const char *read_string(const bt_field *struct_field, uint64_t index,
+static inline const char *read_string(const bt_field *struct_field, uint64_t index,
 		enum member_type type)
 {
 	const bt_field *field;

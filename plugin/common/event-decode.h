@@ -33,6 +33,14 @@ void event_decoder_destroy(struct event_decoder *decoder);
 bool event_decoder_decode(struct event_decoder *decoder,
 		const bt_message *event_msg, struct vm_event *out);
 
+/*
+ * The kind of the events of `event_class`, as event_decoder_decode() would
+ * set it, without reading any field: for a user that decodes only some
+ * kinds. The class is learnt on first sight, as by event_decoder_decode().
+ */
+enum vm_event_kind event_decoder_kind(struct event_decoder *decoder,
+		const bt_event_class *event_class);
+
 /* The default clock of an event message. */
 struct event_clock {
 	const bt_clock_class *clock_class;  /* NULL: none */

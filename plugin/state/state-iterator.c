@@ -12,11 +12,11 @@
 #include "state/state-component.h"
 #include "state/msg-ring.h"
 #include "state/cause-ring.h"
-#include "state/stream-cache.h"
 #include "state/vcpu-stream.h"
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine-names.h"
+#include "common/stream-cache.h"
 #include "vcpu/tracker.h"
 
 #define STATE_LOG(self_comp, level, ...) \

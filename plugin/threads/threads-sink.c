@@ -6,7 +6,7 @@
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine-names.h"
-#include "event-kinds.h"
+#include "common/stream-cache.h"
 #include "params.h"
 #include "threads-sink.h"
 #include "threads/threads.h"
@@ -20,8 +20,9 @@ struct threads_sink {
 	struct threads_params params;
 	bt_message_iterator *iterator;
 	struct event_decoder *decoder;
-	struct event_kinds *kinds;
 	struct machine_names *machines;
+	/* In front of `machines`, for the events. */
+	struct stream_cache stream_machines;
 	struct vm_threads *threads;
 	struct vm_writer *writer;
 	FILE *out;
@@ -75,9 +76,9 @@ static void sink_destroy(struct threads_sink *sink)
 	else if (sink->out)
 		fflush(sink->out);
 	vm_threads_destroy(sink->threads);
+	stream_cache_clear(&sink->stream_machines);
 	machine_names_destroy(sink->machines);
 	event_decoder_destroy(sink->decoder);
-	event_kinds_destroy(sink->kinds);
 	threads_params_clear(&sink->params);
 	if (sink->warned_discarded)
 		g_hash_table_destroy(sink->warned_discarded);
@@ -121,7 +122,6 @@ static bool create_analysis(struct threads_sink *sink)
 	if (vm_writer_wants(sink->writer, VM_WRITER_EXITS))
 		cb.exit_stat = on_exit_stat;
 	sink->decoder = event_decoder_create();
-	sink->kinds = event_kinds_create();
 	sink->machines = machine_names_create();
 	sink->threads = vm_threads_create(&cb);
 	sink->warned_discarded = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -232,8 +232,15 @@ static struct machine_name_info machine_of_stream(struct threads_sink *sink,
 
 static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
 {
-	return machine_of_stream(sink, bt_event_borrow_stream_const(
-		bt_message_event_borrow_event_const(msg))).index;
+	const bt_stream *stream = bt_event_borrow_stream_const(
+		bt_message_event_borrow_event_const(msg));
+	unsigned int machine;
+
+	if (!stream_cache_find(&sink->stream_machines, stream, &machine)) {
+		machine = machine_of_stream(sink, stream).index;
+		stream_cache_add(&sink->stream_machines, stream, machine);
+	}
+	return machine;
 }
 
 /*
@@ -265,49 +272,37 @@ static void warn_no_clock(struct threads_sink *sink)
 	sink->warned_no_clock = true;
 }
 
-/* Decodes every field the analysis may use; returns the event's kind. */
-static enum vm_event_kind handle_decoded(struct threads_sink *sink, const bt_message *msg)
+/*
+ * A vm:vcpu_state event: every field counts. Its stream is
+ * filter.vm.state's own trace, which is no machine (naming it would only
+ * take a `#2` suffix from a real one): the event names its VM itself.
+ */
+static void handle_vcpu_state(struct threads_sink *sink, const bt_message *msg)
 {
 	struct vm_event ev = { .machine = 0 };
 
-	if (!event_decoder_decode(sink->decoder, msg, &ev)) {
-		ev.kind = VM_EVENT_OTHER;
-		if (!event_time(msg, &ev.ts))
-			ev.ts = VM_FIELD_MISSING;
-	}
+	(void) event_decoder_decode(sink->decoder, msg, &ev);
 	if (ev.ts == VM_FIELD_MISSING) {
 		warn_no_clock(sink);
-		return ev.kind;
+		return;
 	}
-	/*
-	 * filter.vm.state's own trace is no machine: naming it would only
-	 * take a `#2` suffix from a real one.
-	 */
-	if (ev.kind != VM_EVENT_VCPU_STATE)
-		ev.machine = machine_of(sink, msg);
 	vm_threads_feed(sink->threads, &ev);
-	return ev.kind;
 }
 
 /*
  * Most events of the host (kvm_entry, scheduler events) and all vmsync
  * ones only count for their time and machine: their fields are read only
- * when the analysis would look at them. Same checks, in the same order, as
- * handle_decoded().
+ * when the analysis would look at them. The decoder tells the kind of an
+ * event's class without reading its fields.
  */
 static void handle_event(struct threads_sink *sink, const bt_message *msg)
 {
-	const bt_event_class *event_class = bt_event_borrow_class_const(
-		bt_message_event_borrow_event_const(msg));
 	struct vm_event ev = { .machine = 0 };
 
-	if (!event_kinds_lookup(sink->kinds, event_class, &ev.kind)) {
-		/* The first event of its class: the decoder tells the kind. */
-		event_kinds_learn(sink->kinds, event_class, handle_decoded(sink, msg));
-		return;
-	}
+	ev.kind = event_decoder_kind(sink->decoder, bt_event_borrow_class_const(
+		bt_message_event_borrow_event_const(msg)));
 	if (ev.kind == VM_EVENT_VCPU_STATE) {
-		handle_decoded(sink, msg);
+		handle_vcpu_state(sink, msg);
 		return;
 	}
 	if (!event_time(msg, &ev.ts)) {
@@ -315,7 +310,7 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 		return;
 	}
 	ev.machine = machine_of(sink, msg);
-	/* A known class of a kind other than VM_EVENT_OTHER: it decodes. */
+	/* Kinds other than VM_EVENT_OTHER decode. */
 	if (vm_threads_needs_fields(sink->threads, ev.machine, ev.kind))
 		(void) event_decoder_decode(sink->decoder, msg, &ev);
 	vm_threads_feed(sink->threads, &ev);

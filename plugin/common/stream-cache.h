@@ -1,5 +1,5 @@
-#ifndef VM_PLUGIN_STATE_STREAM_CACHE_H
-#define VM_PLUGIN_STATE_STREAM_CACHE_H
+#ifndef VM_COMMON_STREAM_CACHE_H
+#define VM_COMMON_STREAM_CACHE_H
 
 /*
  * The machine index of recent streams, asked for every event: a two-way
@@ -72,4 +72,4 @@ static inline void stream_cache_clear(struct stream_cache *cache)
 	}
 }
 
-#endif /* VM_PLUGIN_STATE_STREAM_CACHE_H */
+#endif /* VM_COMMON_STREAM_CACHE_H */
