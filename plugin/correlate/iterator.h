@@ -60,6 +60,7 @@ enum correlate_warning {
 /* What filter.vm.correlate knows about one machine. */
 struct machine_info {
 	struct vm_sync_formula formula;   /* machine clock -> reference */
+	struct vm_sync_prepared prepared; /* `formula` as last prepared (merge.c) */
 	enum vm_sync_quality quality;
 	long double accuracy;
 	uint64_t matches;
