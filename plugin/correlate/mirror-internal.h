@@ -47,6 +47,9 @@ static inline struct mirror_map_slot *mirror_map_slot(struct mirror_map *map,
  */
 struct mirror_stream {
 	bt_stream *out;
+	/* Of the upstream stream class, asked once rather than on every event. */
+	bool has_clock;     /* a default clock class */
+	bool has_packets;
 	/* The open upstream packet (referenced) and its mirror, or NULL. */
 	const bt_packet *in_packet;
 	bt_packet *out_packet;
