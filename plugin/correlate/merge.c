@@ -3,6 +3,7 @@
  * leave in non-decreasing converted time (see iterator.h for the bound).
  */
 
+#include <float.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -207,15 +208,23 @@ static void warn_overflow(struct correlate_iter *iter, struct machine *machine)
 	}
 }
 
+/* Whether two long doubles have the same bits (their padding aside). */
+static bool same_bits(const long double *a, const long double *b)
+{
+	/* x87 extended precision: 10 significant bytes in a 16-byte slot. */
+	return memcmp(a, b, LDBL_MANT_DIG == 64 ? 10 : sizeof(long double)) == 0;
+}
+
 /*
  * The machine's formula, in the form that applies fastest: it is applied to
  * every timed message. The formula is set in several places (parameters,
- * sync pass, late machines): comparing it is cheaper than tracking them.
+ * sync pass, late machines): comparing it is cheaper than tracking them,
+ * bit for bit in integer registers (x87 loads and compares cost more).
  */
 static const struct vm_sync_prepared *prepared_formula(struct machine_info *info)
 {
-	if (info->prepared.formula.slope != info->formula.slope ||
-			info->prepared.formula.offset_ns != info->formula.offset_ns) {
+	if (!same_bits(&info->prepared.formula.slope, &info->formula.slope) ||
+			!same_bits(&info->prepared.formula.offset_ns, &info->formula.offset_ns)) {
 		vm_sync_formula_prepare(&info->formula, &info->prepared);
 	}
 
