@@ -302,33 +302,40 @@ static void push(struct correlate_iter *iter, guint upstream_index, const bt_mes
 	reorder_push(iter->reorder, &entry);
 }
 
+/*
+ * The lowest bound of the upstreams still open (the first one on ties) and
+ * the lowest of the others. Which upstream holds the minimum changes about
+ * every other message: the loop selects with conditional moves rather than
+ * with branches that mispredict.
+ */
 static void compute_bound(struct correlate_iter *iter)
 {
+	int64_t best = INT64_MAX;
+	int64_t second = INT64_MAX;
+	int limiting = -1;
 	guint i;
 
-	iter->bound = INT64_MAX;
-	iter->other_bound = INT64_MAX;
-	iter->limiting = -1;
 	for (i = 0; i < iter->bounds->len; i++) {
 		const struct upstream_bound *bound = bound_at(iter, i);
 		int64_t lower = bound->primed ? bound->lower_bound : INT64_MIN;
+		bool take;
+		int64_t demoted;
 
 		if (bound->ended) {
 			continue;
 		}
 
-		if (iter->limiting < 0 || lower < iter->bound) {
-			if (iter->limiting >= 0) {
-				iter->other_bound = iter->bound;
-			}
-
-			iter->bound = lower;
-			iter->limiting = (int) i;
-		} else if (lower < iter->other_bound) {
-			iter->other_bound = lower;
-		}
+		take = limiting < 0 || lower < best;
+		/* Before the first open upstream, `best` is INT64_MAX: no change. */
+		demoted = take ? best : lower;
+		second = demoted < second ? demoted : second;
+		best = take ? lower : best;
+		limiting = take ? (int) i : limiting;
 	}
 
+	iter->bound = best;
+	iter->other_bound = second;
+	iter->limiting = limiting;
 	iter->bound_valid = true;
 }
 
