@@ -6,8 +6,14 @@
 
 #include "correlate/reorder.h"
 
+/*
+ * The heap is the first `len` entries of `heap`, which only grows: resizing
+ * a GArray on every push and pop (a library call each) cost more than the
+ * sift itself.
+ */
 struct reorder {
 	GArray *heap;  /* struct reorder_entry */
+	guint len;
 };
 
 struct reorder *reorder_create(void)
@@ -22,11 +28,11 @@ void reorder_clear(struct reorder *reorder)
 {
 	guint i;
 
-	for (i = 0; i < reorder->heap->len; i++) {
+	for (i = 0; i < reorder->len; i++) {
 		bt_message_put_ref(g_array_index(reorder->heap, struct reorder_entry, i).msg);
 	}
 
-	g_array_set_size(reorder->heap, 0);
+	reorder->len = 0;
 }
 
 void reorder_destroy(struct reorder *reorder)
@@ -66,9 +72,12 @@ static bool entry_less(const struct reorder_entry *a, const struct reorder_entry
  */
 void reorder_push(struct reorder *reorder, const struct reorder_entry *entry)
 {
-	guint i = reorder->heap->len;
+	guint i = reorder->len++;
 
-	g_array_set_size(reorder->heap, i + 1);
+	if (reorder->len > reorder->heap->len) {
+		g_array_set_size(reorder->heap, reorder->len);
+	}
+
 	while (i > 0) {
 		guint parent = (i - 1) / 2;
 
@@ -85,12 +94,12 @@ void reorder_push(struct reorder *reorder, const struct reorder_entry *entry)
 
 bool reorder_is_empty(const struct reorder *reorder)
 {
-	return reorder->heap->len == 0;
+	return reorder->len == 0;
 }
 
 unsigned int reorder_size(const struct reorder *reorder)
 {
-	return reorder->heap->len;
+	return reorder->len;
 }
 
 const struct reorder_entry *reorder_peek(const struct reorder *reorder)
@@ -129,7 +138,7 @@ static void sift_down(struct reorder *reorder, const struct reorder_entry *entry
 const bt_message *reorder_pop(struct reorder *reorder)
 {
 	const bt_message *msg = AT(0)->msg;
-	guint last = reorder->heap->len - 1;
+	guint last = reorder->len - 1;
 
 	if (last > 0) {
 		struct reorder_entry moved = *AT(last);
@@ -137,6 +146,6 @@ const bt_message *reorder_pop(struct reorder *reorder)
 		sift_down(reorder, &moved, last);
 	}
 
-	g_array_set_size(reorder->heap, last);
+	reorder->len = last;
 	return msg;
 }
