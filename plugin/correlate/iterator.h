@@ -76,6 +76,7 @@ struct machine_info {
 
 struct stream_state {
 	struct machine *machine;
+	struct machine_info *info;   /* the machine's, looked up once */
 	bool has_clock;
 	char *sort_key;      /* graph-independent tie-break */
 	uint64_t seq;        /* messages of the stream so far */

@@ -189,7 +189,7 @@ static struct machine *machine_of_message(struct correlate_iter *iter,
 		return (*state)->machine;
 	}
 
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
+	if (time->type == BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
 		return machine_table_machine_of_clock_class(iter->machines,
 			bt_clock_snapshot_borrow_clock_class_const(
 				bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg)));
@@ -254,8 +254,8 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 
 	if (clocked && time->has_time) {
 		entry->has_time = true;
-		entry->time = vm_sync_prepared_apply(
-			prepared_formula(correlate_machine_info(iter, machine)), time->ns);
+		entry->time = vm_sync_prepared_apply(prepared_formula(state ? state->info :
+			correlate_machine_info(iter, machine)), time->ns);
 		bound->input_ns = time->ns;
 		bound->primed = true;
 		if (!bound->many_machines &&

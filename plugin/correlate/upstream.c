@@ -266,7 +266,7 @@ enum upstream_status upstream_next(struct upstream *upstream,
 		}
 
 		msg_time_get(raw, time);
-		if (msg_time_is_range_end(raw, time)) {
+		if (msg_time_is_range_end(time)) {
 			if (!queue_is_empty(&upstream->held) &&
 					upstream->held_stream != time->stream &&
 					release_held(upstream, self_msg_iter, 0, UINT64_MAX,
