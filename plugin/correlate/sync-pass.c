@@ -361,19 +361,28 @@ static bt_message_iterator_class_next_method_status fill_heads(struct correlate_
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
-/* The upstream whose head is the earliest, or -1 when all ended. */
+/*
+ * The upstream whose head is the earliest (the first one on ties), or -1
+ * when all ended. Asked for every message, and which head wins changes
+ * about every other time: conditional moves rather than branches.
+ */
 static int earliest_head(struct correlate_iter *iter)
 {
 	int earliest = -1;
+	int64_t earliest_ns = 0;
 	guint i;
 
 	for (i = 0; i < iter->heads->len; i++) {
 		struct sync_head *head = head_at(iter, i);
+		bool take;
 
-		if (head->msg && (earliest < 0 ||
-				head->time.ns < head_at(iter, earliest)->time.ns)) {
-			earliest = (int) i;
+		if (!head->msg) {
+			continue;
 		}
+
+		take = earliest < 0 || head->time.ns < earliest_ns;
+		earliest_ns = take ? head->time.ns : earliest_ns;
+		earliest = take ? (int) i : earliest;
 	}
 
 	return earliest;
