@@ -6,16 +6,6 @@
 
 #include "correlate/reorder.h"
 
-/*
- * The heap is the first `len` entries of `heap`, which only grows: resizing
- * a GArray on every push and pop (a library call each) cost more than the
- * sift itself.
- */
-struct reorder {
-	GArray *heap;  /* struct reorder_entry */
-	guint len;
-};
-
 struct reorder *reorder_create(void)
 {
 	struct reorder *reorder = g_new0(struct reorder, 1);
@@ -90,21 +80,6 @@ void reorder_push(struct reorder *reorder, const struct reorder_entry *entry)
 	}
 
 	*AT(i) = *entry;
-}
-
-bool reorder_is_empty(const struct reorder *reorder)
-{
-	return reorder->len == 0;
-}
-
-unsigned int reorder_size(const struct reorder *reorder)
-{
-	return reorder->len;
-}
-
-const struct reorder_entry *reorder_peek(const struct reorder *reorder)
-{
-	return &g_array_index(reorder->heap, struct reorder_entry, 0);
 }
 
 /* Places `entry` from the root down, the heap having `len` entries. */
