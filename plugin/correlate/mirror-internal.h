@@ -166,6 +166,22 @@ void mirror_map_insert(struct mirror_map *map, const void *key, void *value);
 bool mirror_convert_snapshot(struct mirror *mirror,
 		const bt_clock_snapshot *snapshot, bool report, uint64_t *value);
 
+/*
+ * The time the caller of mirror_convert_at() gave, when it is one the output
+ * clock can hold: then the message's first snapshot need not even be
+ * borrowed. Otherwise mirror_convert_snapshot() handles it.
+ */
+static inline bool mirror_take_known(struct mirror *mirror, uint64_t *value)
+{
+	if (!mirror->known.valid || mirror->known.ref_ns < 0) {
+		return false;
+	}
+
+	mirror->known.valid = false;
+	*value = (uint64_t) mirror->known.ref_ns;
+	return true;
+}
+
 /* mirror-metadata.c: the output trace IR objects, created on first use. */
 
 struct mirror_stream *mirror_output_stream(struct mirror *mirror,

@@ -83,9 +83,10 @@ static bt_message *create_event_message(struct mirror *mirror,
 	bt_packet *out_packet;
 	uint64_t time = 0;
 
-	if (out_stream->has_clock && !mirror_convert_snapshot(mirror,
-			bt_message_event_borrow_default_clock_snapshot_const(in), true,
-			&time)) {
+	if (out_stream->has_clock && !mirror_take_known(mirror, &time) &&
+			!mirror_convert_snapshot(mirror,
+				bt_message_event_borrow_default_clock_snapshot_const(in), true,
+				&time)) {
 		return NULL;
 	}
 
