@@ -52,6 +52,26 @@ int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t);
  */
 int64_t vm_sync_formula_apply_exact(const struct vm_sync_formula *formula, int64_t t);
 
+/*
+ * A formula prepared for many applications (vm_sync_formula_prepare()):
+ * vm_sync_prepared_apply() gives what vm_sync_formula_apply() gives, mostly
+ * in integer arithmetic. The fields are internal to lib/sync/.
+ */
+struct vm_sync_prepared {
+	struct vm_sync_formula formula;  /* what it was prepared from */
+	bool identity;
+	bool fixed;                      /* the fixed-point path applies */
+	bool slope_negative;             /* slope < 1 */
+	int slope_shift;
+	uint64_t slope_mantissa;         /* |slope - 1|, see prepared.c */
+	__extension__ __int128 offset_fixed;
+};
+
+void vm_sync_formula_prepare(const struct vm_sync_formula *formula,
+		struct vm_sync_prepared *prepared);
+
+int64_t vm_sync_prepared_apply(const struct vm_sync_prepared *prepared, int64_t t);
+
 /* f(g(t)): first g, then f. */
 struct vm_sync_formula vm_sync_formula_compose(const struct vm_sync_formula *f,
 		const struct vm_sync_formula *g);

@@ -93,8 +93,8 @@ struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 	state->machine = machine_table_machine_of_stream(iter->machines, stream);
 	state->has_clock = bt_stream_class_borrow_default_clock_class_const(stream_class);
 	state->sort_key = stream_sort_key(stream, state->machine);
-	note_stream_class(iter, stream_class,
-		correlate_machine_info(iter, state->machine));
+	state->info = correlate_machine_info(iter, state->machine);
+	note_stream_class(iter, stream_class, state->info);
 	g_hash_table_insert(iter->streams, (gpointer) stream, state);
 	if (!state->has_clock &&
 			machine_warn_once(state->machine, WARN_NO_CLOCK)) {

@@ -60,6 +60,7 @@ enum correlate_warning {
 /* What filter.vm.correlate knows about one machine. */
 struct machine_info {
 	struct vm_sync_formula formula;   /* machine clock -> reference */
+	struct vm_sync_prepared prepared; /* `formula` as last prepared (merge.c) */
 	enum vm_sync_quality quality;
 	long double accuracy;
 	uint64_t matches;
@@ -75,6 +76,7 @@ struct machine_info {
 
 struct stream_state {
 	struct machine *machine;
+	struct machine_info *info;   /* the machine's, looked up once */
 	bool has_clock;
 	char *sort_key;      /* graph-independent tie-break */
 	uint64_t seq;        /* messages of the stream so far */

@@ -3,6 +3,7 @@
  * leave in non-decreasing converted time (see iterator.h for the bound).
  */
 
+#include <float.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -188,7 +189,7 @@ static struct machine *machine_of_message(struct correlate_iter *iter,
 		return (*state)->machine;
 	}
 
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
+	if (time->type == BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
 		return machine_table_machine_of_clock_class(iter->machines,
 			bt_clock_snapshot_borrow_clock_class_const(
 				bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg)));
@@ -205,6 +206,29 @@ static void warn_overflow(struct correlate_iter *iter, struct machine *machine)
 			"nanoseconds from its clock's origin: such messages are placed "
 			"after the previous message of their stream.", machine->name);
 	}
+}
+
+/* Whether two long doubles have the same bits (their padding aside). */
+static bool same_bits(const long double *a, const long double *b)
+{
+	/* x87 extended precision: 10 significant bytes in a 16-byte slot. */
+	return memcmp(a, b, LDBL_MANT_DIG == 64 ? 10 : sizeof(long double)) == 0;
+}
+
+/*
+ * The machine's formula, in the form that applies fastest: it is applied to
+ * every timed message. The formula is set in several places (parameters,
+ * sync pass, late machines): comparing it is cheaper than tracking them,
+ * bit for bit in integer registers (x87 loads and compares cost more).
+ */
+static const struct vm_sync_prepared *prepared_formula(struct machine_info *info)
+{
+	if (!same_bits(&info->prepared.formula.slope, &info->formula.slope) ||
+			!same_bits(&info->prepared.formula.offset_ns, &info->formula.offset_ns)) {
+		vm_sync_formula_prepare(&info->formula, &info->prepared);
+	}
+
+	return &info->prepared;
 }
 
 /* The reorder entry of a message; updates what its upstream bound knows. */
@@ -230,8 +254,8 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 
 	if (clocked && time->has_time) {
 		entry->has_time = true;
-		entry->time = vm_sync_formula_apply(
-			&correlate_machine_info(iter, machine)->formula, time->ns);
+		entry->time = vm_sync_prepared_apply(prepared_formula(state ? state->info :
+			correlate_machine_info(iter, machine)), time->ns);
 		bound->input_ns = time->ns;
 		bound->primed = true;
 		if (!bound->many_machines &&
@@ -278,33 +302,40 @@ static void push(struct correlate_iter *iter, guint upstream_index, const bt_mes
 	reorder_push(iter->reorder, &entry);
 }
 
+/*
+ * The lowest bound of the upstreams still open (the first one on ties) and
+ * the lowest of the others. Which upstream holds the minimum changes about
+ * every other message: the loop selects with conditional moves rather than
+ * with branches that mispredict.
+ */
 static void compute_bound(struct correlate_iter *iter)
 {
+	int64_t best = INT64_MAX;
+	int64_t second = INT64_MAX;
+	int limiting = -1;
 	guint i;
 
-	iter->bound = INT64_MAX;
-	iter->other_bound = INT64_MAX;
-	iter->limiting = -1;
 	for (i = 0; i < iter->bounds->len; i++) {
 		const struct upstream_bound *bound = bound_at(iter, i);
 		int64_t lower = bound->primed ? bound->lower_bound : INT64_MIN;
+		bool take;
+		int64_t demoted;
 
 		if (bound->ended) {
 			continue;
 		}
 
-		if (iter->limiting < 0 || lower < iter->bound) {
-			if (iter->limiting >= 0) {
-				iter->other_bound = iter->bound;
-			}
-
-			iter->bound = lower;
-			iter->limiting = (int) i;
-		} else if (lower < iter->other_bound) {
-			iter->other_bound = lower;
-		}
+		take = limiting < 0 || lower < best;
+		/* Before the first open upstream, `best` is INT64_MAX: no change. */
+		demoted = take ? best : lower;
+		second = demoted < second ? demoted : second;
+		best = take ? lower : best;
+		limiting = take ? (int) i : limiting;
 	}
 
+	iter->bound = best;
+	iter->other_bound = second;
+	iter->limiting = limiting;
 	iter->bound_valid = true;
 }
 

@@ -191,6 +191,29 @@ void mirror_copy_plan_destroy(struct mirror_copy_plan *plan)
 	}
 }
 
+/*
+ * Integer members, most of an event's fields, without a call to
+ * copy_field_of_type(); false for any other class type.
+ */
+static inline bool copy_integer(bt_field_class_type type, const bt_field *in,
+		bt_field *out)
+{
+	switch (type) {
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
+		bt_field_integer_unsigned_set_value(out,
+			bt_field_integer_unsigned_get_value(in));
+		return true;
+	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
+		bt_field_integer_signed_set_value(out,
+			bt_field_integer_signed_get_value(in));
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool mirror_copy_field_planned(struct mirror *mirror, const struct mirror_copy_plan *plan,
 		const bt_field *in, bt_field *out)
 {
@@ -200,9 +223,14 @@ bool mirror_copy_field_planned(struct mirror *mirror, const struct mirror_copy_p
 	}
 
 	for (uint64_t i = 0; i < plan->member_count; i++) {
-		if (!mirror_copy_field_planned(mirror, &plan->members[i],
-				bt_field_structure_borrow_member_field_by_index_const(in, i),
-				bt_field_structure_borrow_member_field_by_index(out, i))) {
+		const struct mirror_copy_plan *member = &plan->members[i];
+		const bt_field *in_member =
+			bt_field_structure_borrow_member_field_by_index_const(in, i);
+		bt_field *out_member = bt_field_structure_borrow_member_field_by_index(out, i);
+
+		if (!copy_integer(member->type, in_member, out_member) &&
+				!mirror_copy_field_planned(mirror, member, in_member,
+					out_member)) {
 			return false;
 		}
 	}

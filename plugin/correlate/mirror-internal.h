@@ -47,6 +47,9 @@ static inline struct mirror_map_slot *mirror_map_slot(struct mirror_map *map,
  */
 struct mirror_stream {
 	bt_stream *out;
+	/* Of the upstream stream class, asked once rather than on every event. */
+	bool has_clock;     /* a default clock class */
+	bool has_packets;
 	/* The open upstream packet (referenced) and its mirror, or NULL. */
 	const bt_packet *in_packet;
 	bt_packet *out_packet;
@@ -162,6 +165,22 @@ void mirror_map_insert(struct mirror_map *map, const void *key, void *value);
  */
 bool mirror_convert_snapshot(struct mirror *mirror,
 		const bt_clock_snapshot *snapshot, bool report, uint64_t *value);
+
+/*
+ * The time the caller of mirror_convert_at() gave, when it is one the output
+ * clock can hold: then the message's first snapshot need not even be
+ * borrowed. Otherwise mirror_convert_snapshot() handles it.
+ */
+static inline bool mirror_take_known(struct mirror *mirror, uint64_t *value)
+{
+	if (!mirror->known.valid || mirror->known.ref_ns < 0) {
+		return false;
+	}
+
+	mirror->known.valid = false;
+	*value = (uint64_t) mirror->known.ref_ns;
+	return true;
+}
 
 /* mirror-metadata.c: the output trace IR objects, created on first use. */
 

@@ -33,6 +33,14 @@ static bt_packet *open_output_packet(struct mirror *mirror,
 	return out;
 }
 
+/* The mirror of `in`, the open packet of `stream` (opened if needed). */
+static bt_packet *stream_packet(struct mirror *mirror, struct mirror_stream *stream,
+		const bt_packet *in)
+{
+	return stream->in_packet == in ? stream->out_packet :
+		open_output_packet(mirror, stream, in);
+}
+
 /* The mirror of `in`, the open packet of its stream (opened if needed). */
 static bt_packet *output_packet(struct mirror *mirror, const bt_packet *in,
 		struct mirror_stream **stream_out)
@@ -48,8 +56,7 @@ static bt_packet *output_packet(struct mirror *mirror, const bt_packet *in,
 		*stream_out = stream;
 	}
 
-	return stream->in_packet == in ? stream->out_packet :
-		open_output_packet(mirror, stream, in);
+	return stream_packet(mirror, stream, in);
 }
 
 /* With the plans of its event class: a field exists iff its class does. */
@@ -67,43 +74,36 @@ static bool copy_event_fields(struct mirror *mirror, const struct mirror_event_c
 			bt_event_borrow_payload_field(out)));
 }
 
+/* The event's stream was mirrored first: its packet, if any, is in that stream. */
 static bt_message *create_event_message(struct mirror *mirror,
-		const bt_message *in, bt_event_class *out_ec, const bt_event *in_event)
+		const bt_message *in, bt_event_class *out_ec, const bt_event *in_event,
+		struct mirror_stream *out_stream)
 {
 	bt_self_message_iterator *iter = mirror->self_msg_iter;
-	const bt_stream *in_stream = bt_event_borrow_stream_const(in_event);
-	bool has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(in);
-	bool has_packet = bt_stream_class_supports_packets(
-		bt_stream_borrow_class_const(in_stream));
 	bt_packet *out_packet;
-	struct mirror_stream *out_stream;
 	uint64_t time = 0;
 
-	if (has_clock && !mirror_convert_snapshot(mirror,
-			bt_message_event_borrow_default_clock_snapshot_const(in), true,
-			&time)) {
+	if (out_stream->has_clock && !mirror_take_known(mirror, &time) &&
+			!mirror_convert_snapshot(mirror,
+				bt_message_event_borrow_default_clock_snapshot_const(in), true,
+				&time)) {
 		return NULL;
 	}
 
-	if (has_packet) {
-		out_packet = output_packet(mirror, bt_event_borrow_packet_const(in_event),
-			NULL);
+	if (out_stream->has_packets) {
+		out_packet = stream_packet(mirror, out_stream,
+			bt_event_borrow_packet_const(in_event));
 		if (!out_packet) {
 			return NULL;
 		}
 
-		return has_clock ?
+		return out_stream->has_clock ?
 			bt_message_event_create_with_packet_and_default_clock_snapshot(
 				iter, out_ec, out_packet, time) :
 			bt_message_event_create_with_packet(iter, out_ec, out_packet);
 	}
 
-	out_stream = mirror_output_stream(mirror, in_stream);
-	if (!out_stream) {
-		return NULL;
-	}
-
-	return has_clock ?
+	return out_stream->has_clock ?
 		bt_message_event_create_with_default_clock_snapshot(iter, out_ec,
 			out_stream->out, time) :
 		bt_message_event_create(iter, out_ec, out_stream->out);
@@ -113,11 +113,13 @@ static bt_message *convert_event(struct mirror *mirror, const bt_message *in)
 {
 	const bt_event *in_event = bt_message_event_borrow_event_const(in);
 	const bt_event_class *in_ec = bt_event_borrow_class_const(in_event);
+	struct mirror_stream *out_stream;
 	struct mirror_event_class *out_ec;
 	bt_message *out;
 
 	/* The stream first: it creates the stream class the event class needs. */
-	if (!mirror_output_stream(mirror, bt_event_borrow_stream_const(in_event))) {
+	out_stream = mirror_output_stream(mirror, bt_event_borrow_stream_const(in_event));
+	if (!out_stream) {
 		return NULL;
 	}
 
@@ -126,7 +128,7 @@ static bt_message *convert_event(struct mirror *mirror, const bt_message *in)
 		return NULL;
 	}
 
-	out = create_event_message(mirror, in, out_ec->out, in_event);
+	out = create_event_message(mirror, in, out_ec->out, in_event, out_stream);
 	if (!out) {
 		MIRROR_ERROR(mirror, "Cannot create an output event message.");
 		return NULL;

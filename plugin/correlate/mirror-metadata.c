@@ -338,6 +338,10 @@ static struct mirror_stream *add_output_stream(struct mirror *mirror,
 	bt_stream_set_user_attributes(out, bt_stream_borrow_user_attributes_const(in));
 	stream = g_new0(struct mirror_stream, 1);
 	stream->out = out;
+	stream->has_clock = bt_stream_class_borrow_default_clock_class_const(
+		bt_stream_borrow_class_const(in));
+	stream->has_packets = bt_stream_class_supports_packets(
+		bt_stream_borrow_class_const(in));
 	bt_stream_get_ref(in);
 	mirror_map_insert(&mirror->streams, in, stream);
 	return stream;

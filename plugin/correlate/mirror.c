@@ -261,16 +261,22 @@ static bool apply_formula(struct mirror *mirror, const bt_clock_snapshot *snapsh
 bool mirror_convert_snapshot(struct mirror *mirror,
 		const bt_clock_snapshot *snapshot, bool report, uint64_t *value)
 {
-	const bt_clock_class *clock_class =
-		bt_clock_snapshot_borrow_clock_class_const(snapshot);
+	const bt_clock_class *clock_class;
 	int64_t ns_from_origin;
 
 	if (mirror->known.valid) {
-		/* Converted by the caller with the same formula. */
+		/*
+		 * Converted by the caller with the same formula. On every event:
+		 * the clock class is only asked for when the warning needs it.
+		 */
 		mirror->known.valid = false;
-		*value = output_value(mirror, clock_class, snapshot, mirror->known.ref_ns);
+		*value = mirror->known.ref_ns >= 0 ? (uint64_t) mirror->known.ref_ns :
+			output_value(mirror, bt_clock_snapshot_borrow_clock_class_const(snapshot),
+				snapshot, mirror->known.ref_ns);
 		return true;
 	}
+
+	clock_class = bt_clock_snapshot_borrow_clock_class_const(snapshot);
 
 	if (!snapshot_ns_from_origin(mirror, snapshot, report, &ns_from_origin)) {
 		return false;

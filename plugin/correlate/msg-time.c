@@ -80,9 +80,9 @@ static void discarded_message_time(const bt_message *msg, struct msg_time *out,
 
 void msg_time_get(const bt_message *msg, struct msg_time *out)
 {
-	*out = (struct msg_time) { 0 };
+	*out = (struct msg_time) { .type = bt_message_get_type(msg) };
 
-	switch (bt_message_get_type(msg)) {
+	switch (out->type) {
 	case BT_MESSAGE_TYPE_EVENT: {
 		const bt_event *event = bt_message_event_borrow_event_const(msg);
 
@@ -122,9 +122,9 @@ void msg_time_get(const bt_message *msg, struct msg_time *out)
 	}
 }
 
-bool msg_time_is_range_end(const bt_message *msg, const struct msg_time *time)
+bool msg_time_is_range_end(const struct msg_time *time)
 {
-	bt_message_type type = bt_message_get_type(msg);
+	bt_message_type type = time->type;
 
 	return time->has_time && (type == BT_MESSAGE_TYPE_PACKET_END ||
 		type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||

@@ -11,6 +11,7 @@
 #include <babeltrace2/babeltrace.h>
 
 struct msg_time {
+	bt_message_type type;      /* asked once: callers test it again */
 	const bt_stream *stream;   /* NULL for an iterator inactivity message */
 	bool has_time;             /* the message carries a known clock snapshot */
 	bool overflows;            /* it does, but its ns from origin overflow */
@@ -22,9 +23,9 @@ struct msg_time {
 void msg_time_get(const bt_message *msg, struct msg_time *out);
 
 /*
- * Whether the message closes something whose end time older LTTng got
- * wrong (packet end, discarded events or packets with times).
+ * Whether the message of `time` closes something whose end time older LTTng
+ * got wrong (packet end, discarded events or packets with times).
  */
-bool msg_time_is_range_end(const bt_message *msg, const struct msg_time *time);
+bool msg_time_is_range_end(const struct msg_time *time);
 
 #endif /* VM_CORRELATE_MSG_TIME_H */

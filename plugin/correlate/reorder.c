@@ -6,10 +6,6 @@
 
 #include "correlate/reorder.h"
 
-struct reorder {
-	GArray *heap;  /* struct reorder_entry */
-};
-
 struct reorder *reorder_create(void)
 {
 	struct reorder *reorder = g_new0(struct reorder, 1);
@@ -22,11 +18,11 @@ void reorder_clear(struct reorder *reorder)
 {
 	guint i;
 
-	for (i = 0; i < reorder->heap->len; i++) {
+	for (i = 0; i < reorder->len; i++) {
 		bt_message_put_ref(g_array_index(reorder->heap, struct reorder_entry, i).msg);
 	}
 
-	g_array_set_size(reorder->heap, 0);
+	reorder->len = 0;
 }
 
 void reorder_destroy(struct reorder *reorder)
@@ -66,9 +62,12 @@ static bool entry_less(const struct reorder_entry *a, const struct reorder_entry
  */
 void reorder_push(struct reorder *reorder, const struct reorder_entry *entry)
 {
-	guint i = reorder->heap->len;
+	guint i = reorder->len++;
 
-	g_array_set_size(reorder->heap, i + 1);
+	if (reorder->len > reorder->heap->len) {
+		g_array_set_size(reorder->heap, reorder->len);
+	}
+
 	while (i > 0) {
 		guint parent = (i - 1) / 2;
 
@@ -81,21 +80,6 @@ void reorder_push(struct reorder *reorder, const struct reorder_entry *entry)
 	}
 
 	*AT(i) = *entry;
-}
-
-bool reorder_is_empty(const struct reorder *reorder)
-{
-	return reorder->heap->len == 0;
-}
-
-unsigned int reorder_size(const struct reorder *reorder)
-{
-	return reorder->heap->len;
-}
-
-const struct reorder_entry *reorder_peek(const struct reorder *reorder)
-{
-	return &g_array_index(reorder->heap, struct reorder_entry, 0);
 }
 
 /* Places `entry` from the root down, the heap having `len` entries. */
@@ -129,7 +113,7 @@ static void sift_down(struct reorder *reorder, const struct reorder_entry *entry
 const bt_message *reorder_pop(struct reorder *reorder)
 {
 	const bt_message *msg = AT(0)->msg;
-	guint last = reorder->heap->len - 1;
+	guint last = reorder->len - 1;
 
 	if (last > 0) {
 		struct reorder_entry moved = *AT(last);
@@ -137,6 +121,6 @@ const bt_message *reorder_pop(struct reorder *reorder)
 		sift_down(reorder, &moved, last);
 	}
 
-	g_array_set_size(reorder->heap, last);
+	reorder->len = last;
 	return msg;
 }

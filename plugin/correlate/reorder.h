@@ -22,7 +22,16 @@ struct reorder_entry {
 	const bt_message *msg;  /* owned reference */
 };
 
-struct reorder;
+/*
+ * The heap is the first `len` entries of `heap`, which only grows: resizing
+ * a GArray on every push and pop (a library call each) cost more than the
+ * sift itself. Defined here so that the tests of the merge loop, twice per
+ * message, are inlined.
+ */
+struct reorder {
+	GArray *heap;  /* struct reorder_entry */
+	guint len;
+};
 
 struct reorder *reorder_create(void);
 
@@ -33,11 +42,21 @@ void reorder_clear(struct reorder *reorder);
 /* Takes the entry's message reference. */
 void reorder_push(struct reorder *reorder, const struct reorder_entry *entry);
 
-bool reorder_is_empty(const struct reorder *reorder);
-unsigned int reorder_size(const struct reorder *reorder);
+static inline bool reorder_is_empty(const struct reorder *reorder)
+{
+	return reorder->len == 0;
+}
+
+static inline unsigned int reorder_size(const struct reorder *reorder)
+{
+	return reorder->len;
+}
 
 /* The smallest entry; the buffer must not be empty. */
-const struct reorder_entry *reorder_peek(const struct reorder *reorder);
+static inline const struct reorder_entry *reorder_peek(const struct reorder *reorder)
+{
+	return &g_array_index(reorder->heap, struct reorder_entry, 0);
+}
 
 /* Removes the smallest entry; its message reference goes to the caller. */
 const bt_message *reorder_pop(struct reorder *reorder);

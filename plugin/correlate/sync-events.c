@@ -2,6 +2,7 @@
  * Recognition of synchronization events: see sync-events.h.
  */
 
+#include <stdint.h>
 #include <string.h>
 #include <glib.h>
 
@@ -44,9 +45,22 @@ struct class_info {
 	struct field_path paths[MAX_PATHS];
 };
 
+/*
+ * A small direct-mapped cache in front of the class table: the sync pass
+ * reads every event, the merged streams interleave, and a trace set has
+ * few event classes.
+ */
+#define CLASS_CACHE_BITS 5
+
+struct class_cache_slot {
+	const bt_event_class *event_class;
+	struct class_info *info;
+};
+
 struct sync_event_reader {
 	/* const bt_event_class * -> struct class_info * (owned). */
 	GHashTable *classes;
+	struct class_cache_slot cache[1 << CLASS_CACHE_BITS];
 };
 
 struct name_rule {
@@ -282,17 +296,37 @@ static bool read_key(const struct class_info *info, const bt_field *payload,
 	return false;
 }
 
-enum sync_event_kind sync_event_read(struct sync_event_reader *reader,
-		const bt_event *event, struct sync_message *out, bool *missing_fields)
+/* What the reader knows of `event_class`, classified on first sight. */
+static const struct class_info *class_info_of(struct sync_event_reader *reader,
+		const bt_event_class *event_class)
 {
-	const bt_event_class *event_class = bt_event_borrow_class_const(event);
-	struct class_info *info = g_hash_table_lookup(reader->classes, event_class);
+	/* Fibonacci hashing of the address. */
+	uint64_t hash = (uint64_t) (uintptr_t) event_class * UINT64_C(0x9E3779B97F4A7C15);
+	struct class_cache_slot *slot = &reader->cache[hash >> (64 - CLASS_CACHE_BITS)];
+	struct class_info *info;
 
-	*missing_fields = false;
+	if (slot->event_class == event_class) {
+		return slot->info;
+	}
+
+	info = g_hash_table_lookup(reader->classes, event_class);
 	if (!info) {
 		info = classify(event_class);
 		g_hash_table_insert(reader->classes, (gpointer) event_class, info);
 	}
+
+	slot->event_class = event_class;
+	slot->info = info;
+	return info;
+}
+
+enum sync_event_kind sync_event_read(struct sync_event_reader *reader,
+		const bt_event *event, struct sync_message *out, bool *missing_fields)
+{
+	const struct class_info *info =
+		class_info_of(reader, bt_event_borrow_class_const(event));
+
+	*missing_fields = false;
 
 	switch (info->kind) {
 	case CLASS_KVM_ENTRY:

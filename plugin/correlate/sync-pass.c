@@ -255,7 +255,7 @@ static void note_event(struct correlate_iter *iter, const bt_message *msg,
 	if (kind == SYNC_EVENT_KVM_ENTRY) {
 		/* Counted once, even when the pass is read again. */
 		if (!iter->sync_pass_done) {
-			correlate_machine_info(iter, state->machine)->kvm_entries++;
+			state->info->kvm_entries++;
 		}
 	} else if (kind == SYNC_EVENT_MESSAGE && time->has_time) {
 		record.ts = time->ns;
@@ -280,11 +280,11 @@ static void note_message(struct correlate_iter *iter, guint upstream_index,
 	bound = &g_array_index(iter->bounds, struct upstream_bound, upstream_index);
 	state = correlate_upstream_stream_state(iter, bound, time->stream);
 	if (time->has_time) {
-		note_span(correlate_machine_info(iter, state->machine), time->ns);
+		note_span(state->info, time->ns);
 	}
 
 	upstream_bound_note_machine(bound, state->machine);
-	if (iter->sync_ready && bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
+	if (iter->sync_ready && time->type == BT_MESSAGE_TYPE_EVENT) {
 		note_event(iter, msg, time, state);
 	}
 }
@@ -361,19 +361,28 @@ static bt_message_iterator_class_next_method_status fill_heads(struct correlate_
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
-/* The upstream whose head is the earliest, or -1 when all ended. */
+/*
+ * The upstream whose head is the earliest (the first one on ties), or -1
+ * when all ended. Asked for every message, and which head wins changes
+ * about every other time: conditional moves rather than branches.
+ */
 static int earliest_head(struct correlate_iter *iter)
 {
 	int earliest = -1;
+	int64_t earliest_ns = 0;
 	guint i;
 
 	for (i = 0; i < iter->heads->len; i++) {
 		struct sync_head *head = head_at(iter, i);
+		bool take;
 
-		if (head->msg && (earliest < 0 ||
-				head->time.ns < head_at(iter, earliest)->time.ns)) {
-			earliest = (int) i;
+		if (!head->msg) {
+			continue;
 		}
+
+		take = earliest < 0 || head->time.ns < earliest_ns;
+		earliest_ns = take ? head->time.ns : earliest_ns;
+		earliest = take ? (int) i : earliest;
 	}
 
 	return earliest;

@@ -12,6 +12,12 @@ void upstream_init(struct upstream *upstream, bt_message_iterator *iterator)
 	g_queue_init(&upstream->ready);
 }
 
+/* g_queue_is_empty() without a library call: asked twice per message. */
+static inline bool queue_is_empty(const GQueue *queue)
+{
+	return queue->length == 0;
+}
+
 static void put_queue(GQueue *queue)
 {
 	const bt_message *msg;
@@ -232,7 +238,7 @@ enum upstream_status upstream_next(struct upstream *upstream,
 		const bt_message *raw;
 		enum upstream_status status;
 
-		if (!g_queue_is_empty(&upstream->ready)) {
+		if (!queue_is_empty(&upstream->ready)) {
 			*msg = g_queue_pop_head(&upstream->ready);
 			msg_time_get(*msg, time);
 			remember(upstream, time);
@@ -260,8 +266,8 @@ enum upstream_status upstream_next(struct upstream *upstream,
 		}
 
 		msg_time_get(raw, time);
-		if (msg_time_is_range_end(raw, time)) {
-			if (!g_queue_is_empty(&upstream->held) &&
+		if (msg_time_is_range_end(time)) {
+			if (!queue_is_empty(&upstream->held) &&
 					upstream->held_stream != time->stream &&
 					release_held(upstream, self_msg_iter, 0, UINT64_MAX,
 						repaired) == UINT64_MAX) {
@@ -273,7 +279,7 @@ enum upstream_status upstream_next(struct upstream *upstream,
 			continue;
 		}
 
-		if (g_queue_is_empty(&upstream->held)) {
+		if (queue_is_empty(&upstream->held)) {
 			/* The common case: nothing to repair. */
 			*msg = raw;
 			remember(upstream, time);

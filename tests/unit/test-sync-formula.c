@@ -149,6 +149,7 @@ START_TEST(fast_path_matches_binary128)
 
 	for (i = 0; i < 200000; i++) {
 		struct vm_sync_formula f;
+		struct vm_sync_prepared prepared;
 		int64_t t = 1500000000000000000LL +
 			(int64_t) (next_random(&state) % 400000000000000ULL);
 		int64_t ppm = (int64_t) (next_random(&state) % 2001) - 1000;
@@ -169,6 +170,8 @@ START_TEST(fast_path_matches_binary128)
 			f.offset_ns = (long double) ((__float128) k + (__float128) 0.5 - product);
 		}
 		ck_assert_int_eq(vm_sync_formula_apply(&f, t), reference_apply(&f, t));
+		vm_sync_formula_prepare(&f, &prepared);
+		ck_assert_int_eq(vm_sync_prepared_apply(&prepared, t), reference_apply(&f, t));
 	}
 }
 END_TEST
@@ -179,7 +182,13 @@ static void check_same(const struct vm_sync_formula *formula, int64_t t)
 {
 	int64_t expected = vm_sync_formula_apply_exact(formula, t);
 	int64_t got = vm_sync_formula_apply(formula, t);
+	struct vm_sync_prepared prepared;
 
+	/* The prepared form too: it is the one filter.vm.correlate applies. */
+	vm_sync_formula_prepare(formula, &prepared);
+	ck_assert_msg(vm_sync_prepared_apply(&prepared, t) == expected,
+		"prepared: slope %.21Lg offset %.21Lg t %" G_GINT64_FORMAT,
+		formula->slope, formula->offset_ns, t);
 	ck_assert_msg(got == expected,
 		"slope %.21Lg offset %.21Lg t %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT
 		" instead of %" G_GINT64_FORMAT, formula->slope, formula->offset_ns,

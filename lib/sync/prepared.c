@@ -1,0 +1,135 @@
+/*
+ * A formula prepared for many applications (see sync.h): the correction
+ * (slope - 1) * t + offset is evaluated in 128-bit fixed point, with 32
+ * fractional bits, by one 64x64 -> 128-bit integer multiplication. That is
+ * several times cheaper than the long double path of vm_sync_formula_apply(),
+ * whose conversion to an integer switches the x87 rounding mode twice.
+ *
+ * Accuracy: slope - 1 and the offset are exact in the fixed-point form but
+ * for truncations below 2^-32; the product's own truncation adds another
+ * unit, so the fixed-point correction is within 2^-31 of the true value.
+ * The binary128 evaluation (the reference) is within 2^-49 of it while both
+ * terms stay below 2^62. Unless the correction lies within 2^-30 of a half
+ * nanosecond, both round it the same way; otherwise, as when a term is out
+ * of range, the exact evaluation decides.
+ */
+#include <stdbool.h>
+
+#include "sync/sync.h"
+#include "sync/wide.h"
+
+/* One nanosecond in fixed-point units. */
+#define FIXED_ONE ((vm_sync_i128) 1 << 32)
+
+/* The terms' bound (2^62 ns) in fixed-point units. */
+#define FIXED_LIMIT ((vm_sync_i128) 1 << 94)
+
+/* Units around a half nanosecond where the fixed point cannot decide. */
+#define FIXED_MARGIN 4
+
+/*
+ * |slope - 1| as mantissa * 2^-shift, mantissa a 64-bit integer, computed
+ * in binary128 (exact, and the same conversions as the exact evaluation).
+ * False when slope - 1 is not exact in 64 bits or the shift is out of reach.
+ */
+static bool prepare_slope(struct vm_sync_prepared *prepared, vm_sync_wide slope)
+{
+	vm_sync_wide delta = slope - 1;
+	vm_sync_wide scaled;
+	int shift = 0;
+
+	prepared->slope_negative = delta < 0;
+	scaled = delta < 0 ? -delta : delta;
+	if (scaled == 0) {
+		prepared->slope_mantissa = 0;
+		prepared->slope_shift = 0;
+		return true;
+	}
+
+	/* Up to the top of 64 bits: each doubling is exact. */
+	while (scaled < (vm_sync_wide) 9223372036854775808.0 && shift < 200) {
+		scaled *= 2;
+		shift++;
+	}
+
+	if (scaled >= (vm_sync_wide) 18446744073709551616.0 ||
+			(vm_sync_wide) (uint64_t) scaled != scaled) {
+		return false;
+	}
+
+	/* mantissa * 2^-shift ns is mantissa * 2^(32 - shift) fixed-point units. */
+	if (shift < 32 || shift - 32 > 127) {
+		return false;
+	}
+
+	prepared->slope_mantissa = (uint64_t) scaled;
+	prepared->slope_shift = shift - 32;
+	return true;
+}
+
+void vm_sync_formula_prepare(const struct vm_sync_formula *formula,
+		struct vm_sync_prepared *prepared)
+{
+	vm_sync_wide slope = (vm_sync_wide) formula->slope;
+	vm_sync_wide offset = (vm_sync_wide) formula->offset_ns;
+
+	prepared->formula = *formula;
+	prepared->identity = formula->slope == 1.0L && formula->offset_ns == 0.0L;
+	prepared->fixed = slope >= (vm_sync_wide) 0.5 && slope <= (vm_sync_wide) 2 &&
+		offset > -(vm_sync_wide) 4611686018427387904.0 &&
+		offset < (vm_sync_wide) 4611686018427387904.0 &&
+		prepare_slope(prepared, slope);
+	/* Truncated toward zero: off by less than one unit. */
+	prepared->offset_fixed = prepared->fixed ?
+		(vm_sync_i128) (offset * (vm_sync_wide) FIXED_ONE) : 0;
+}
+
+/* The correction in fixed-point units; false when out of the checked range. */
+static bool fixed_correction(const struct vm_sync_prepared *prepared, int64_t t,
+		vm_sync_i128 *correction)
+{
+	uint64_t magnitude = t < 0 ? -(uint64_t) t : (uint64_t) t;
+	unsigned __int128 product =
+		(unsigned __int128) prepared->slope_mantissa * magnitude >>
+		prepared->slope_shift;
+	vm_sync_i128 term;
+
+	if (product >= (unsigned __int128) FIXED_LIMIT) {
+		return false;
+	}
+
+	term = (vm_sync_i128) product;
+	*correction = ((t < 0) != prepared->slope_negative ? -term : term) +
+		prepared->offset_fixed;
+	return *correction > -FIXED_LIMIT && *correction < FIXED_LIMIT;
+}
+
+int64_t vm_sync_prepared_apply(const struct vm_sync_prepared *prepared, int64_t t)
+{
+	vm_sync_i128 correction;
+	uint64_t fraction;
+	int64_t rounded;
+	int64_t result;
+
+	if (prepared->identity) {
+		return t;
+	}
+
+	if (!prepared->fixed || !fixed_correction(prepared, t, &correction)) {
+		return vm_sync_formula_apply(&prepared->formula, t);
+	}
+
+	/* Halves upward: floor(correction + 1/2), and how close that was. */
+	correction += FIXED_ONE / 2;
+	fraction = (uint64_t) (correction & (FIXED_ONE - 1));
+	if (fraction < FIXED_MARGIN || fraction > (uint64_t) FIXED_ONE - FIXED_MARGIN) {
+		return vm_sync_formula_apply_exact(&prepared->formula, t);
+	}
+
+	rounded = (int64_t) (correction >> 32);
+	if (__builtin_add_overflow(t, rounded, &result)) {
+		return vm_sync_formula_apply_exact(&prepared->formula, t);
+	}
+
+	return result;
+}
