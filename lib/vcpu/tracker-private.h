@@ -5,6 +5,7 @@
 
 #include <glib.h>
 
+#include "util/fifo.h"
 #include "vcpu/tracker.h"
 #include "model/machine-set.h"
 
@@ -111,56 +112,31 @@ struct vcpu_thread {
 	enum vm_vcpu_mode reported_mode;
 };
 
-/*
- * The look-ahead queue: a growable ring of pointers, so that holding an
- * input allocates no list node.
- */
-struct held_ring {
-	struct held_input **items;
-	size_t cap;   /* a power of two, or 0 */
-	size_t head;  /* index of the oldest */
-	size_t len;
-};
-
-static inline size_t held_ring_length(const struct held_ring *ring)
+/* The look-ahead queue (a vm_fifo of struct held_input *), typed. */
+static inline size_t held_ring_length(const struct vm_fifo *held)
 {
-	return ring->len;
+	return vm_fifo_length(held);
 }
 
 /* The oldest input, or NULL. */
-static inline struct held_input *held_ring_peek(const struct held_ring *ring)
+static inline struct held_input *held_ring_peek(const struct vm_fifo *held)
 {
-	return ring->len ? ring->items[ring->head] : NULL;
+	struct held_input **oldest = vm_fifo_peek(held);
+
+	return oldest ? *oldest : NULL;
 }
 
 /* Removes and returns the oldest input, or NULL. */
-static inline struct held_input *held_ring_pop(struct held_ring *ring)
+static inline struct held_input *held_ring_pop(struct vm_fifo *held)
 {
-	struct held_input *input;
+	struct held_input **oldest = vm_fifo_pop(held);
 
-	if (!ring->len)
-		return NULL;
-	input = ring->items[ring->head];
-	ring->head = (ring->head + 1) & (ring->cap - 1);
-	ring->len--;
-	return input;
+	return oldest ? *oldest : NULL;
 }
 
-static inline void held_ring_push(struct held_ring *ring, struct held_input *input)
+static inline void held_ring_push(struct vm_fifo *held, struct held_input *input)
 {
-	if (ring->len == ring->cap) {
-		size_t cap = ring->cap ? ring->cap * 2 : 64;
-		struct held_input **items = g_new(struct held_input *, cap);
-
-		for (size_t i = 0; i < ring->len; i++)
-			items[i] = ring->items[(ring->head + i) & (ring->cap - 1)];
-		g_free(ring->items);
-		ring->items = items;
-		ring->cap = cap;
-		ring->head = 0;
-	}
-	ring->items[(ring->head + ring->len) & (ring->cap - 1)] = input;
-	ring->len++;
+	*(struct held_input **) vm_fifo_push(held) = input;
 }
 
 /* See vm_vcpu_tracker.switch_in_cache. */
@@ -203,7 +179,7 @@ struct vm_vcpu_tracker {
 	void *user;
 
 	/* oldest first */
-	struct held_ring held;
+	struct vm_fifo held;  /* struct held_input * */
 	uint64_t next_seq;
 	int64_t newest_ts;
 

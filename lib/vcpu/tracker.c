@@ -27,6 +27,7 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 		return NULL;
 	tracker = g_new0(struct vm_vcpu_tracker, 1);
 	tracker->model = model;
+	vm_fifo_init(&tracker->held, sizeof(struct held_input *));
 	tracker->limits.window_ns = VM_VCPU_DEFAULT_WINDOW_NS;
 	tracker->limits.max_events = VM_VCPU_DEFAULT_MAX_EVENTS;
 	tracker->limits.switch_in_grace_ns = VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS;
@@ -59,7 +60,7 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 			discard(input->cookie);
 		held_input_free(input);
 	}
-	g_free(tracker->held.items);
+	vm_fifo_fini(&tracker->held);
 	while (tracker->spare_count > 0)
 		held_input_free(tracker->spare[--tracker->spare_count]);
 	g_hash_table_destroy(tracker->recent_switch_ins);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "common/event-decode.h"
+#include "util/fifo.h"
 
 struct input_cause {
 	bool is_event;
@@ -21,62 +22,43 @@ struct input_cause {
 	struct event_clock clock;
 };
 
-/* A growable ring, oldest first. */
+/* Oldest first, in a vm_fifo. */
 struct cause_ring {
-	struct input_cause *items;
-	size_t cap;   /* a power of two, or 0 */
-	size_t head;  /* index of the oldest */
-	size_t len;
+	struct vm_fifo fifo;  /* struct input_cause */
 };
 
-/* Doubles the capacity, the oldest entry moving to index 0. */
-static inline void cause_ring_grow(struct cause_ring *ring)
+static inline void cause_ring_init(struct cause_ring *ring)
 {
-	size_t cap = ring->cap ? ring->cap * 2 : 256;
-	struct input_cause *items = g_new(struct input_cause, cap);
-	size_t i;
-
-	for (i = 0; i < ring->len; i++)
-		items[i] = ring->items[(ring->head + i) & (ring->cap - 1)];
-	g_free(ring->items);
-	ring->items = items;
-	ring->cap = cap;
-	ring->head = 0;
+	vm_fifo_init(&ring->fifo, sizeof(struct input_cause));
 }
 
 static inline void cause_ring_push(struct cause_ring *ring,
 		const struct input_cause *cause)
 {
-	if (ring->len == ring->cap)
-		cause_ring_grow(ring);
-	ring->items[(ring->head + ring->len) & (ring->cap - 1)] = *cause;
-	ring->len++;
+	*(struct input_cause *) vm_fifo_push(&ring->fifo) = *cause;
 }
 
 /* Removes the oldest entry into `cause`; false if empty. */
 static inline bool cause_ring_pop(struct cause_ring *ring,
 		struct input_cause *cause)
 {
-	if (!ring->len)
+	const struct input_cause *oldest = vm_fifo_pop(&ring->fifo);
+
+	if (!oldest)
 		return false;
-	*cause = ring->items[ring->head];
-	ring->head = (ring->head + 1) & (ring->cap - 1);
-	ring->len--;
+	*cause = *oldest;
 	return true;
 }
 
 static inline void cause_ring_clear(struct cause_ring *ring)
 {
-	ring->head = 0;
-	ring->len = 0;
+	vm_fifo_clear(&ring->fifo);
 }
 
 static inline void cause_ring_fini(struct cause_ring *ring)
 {
-	g_free(ring->items);
-	ring->items = NULL;
-	ring->cap = 0;
-	cause_ring_clear(ring);
+	if (ring->fifo.slots)
+		vm_fifo_fini(&ring->fifo);
 }
 
 #endif /* VM_PLUGIN_STATE_CAUSE_RING_H */

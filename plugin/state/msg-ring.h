@@ -2,69 +2,48 @@
 #define VM_PLUGIN_STATE_MSG_RING_H
 
 /*
- * The output queue of filter.vm.state: a growable ring of message pointers,
- * oldest first, references owned. Every message goes through it, so
- * queuing one must not allocate (a GQueue allocates a list node per
- * message); the ring only grows, to the largest backlog seen.
+ * The output queue of filter.vm.state: messages, oldest first, references
+ * owned. Every message goes through it: a vm_fifo, which allocates nothing
+ * once it has grown to the largest backlog.
  */
 
 #include <babeltrace2/babeltrace.h>
-#include <glib.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/fifo.h"
+
 struct msg_ring {
-	const bt_message **items;
-	size_t cap;   /* a power of two, or 0 */
-	size_t head;  /* index of the oldest */
-	size_t len;
+	struct vm_fifo fifo;  /* const bt_message * */
 };
+
+static inline void msg_ring_init(struct msg_ring *ring)
+{
+	vm_fifo_init(&ring->fifo, sizeof(const bt_message *));
+}
 
 static inline size_t msg_ring_length(const struct msg_ring *ring)
 {
-	return ring->len;
+	return vm_fifo_length(&ring->fifo);
 }
 
 static inline bool msg_ring_is_empty(const struct msg_ring *ring)
 {
-	return ring->len == 0;
-}
-
-/* Doubles the capacity, the oldest message moving to index 0. */
-static inline void msg_ring_grow(struct msg_ring *ring)
-{
-	size_t cap = ring->cap ? ring->cap * 2 : 256;
-	const bt_message **items = g_new(const bt_message *, cap);
-	size_t i;
-
-	for (i = 0; i < ring->len; i++)
-		items[i] = ring->items[(ring->head + i) & (ring->cap - 1)];
-	g_free(ring->items);
-	ring->items = items;
-	ring->cap = cap;
-	ring->head = 0;
+	return vm_fifo_is_empty(&ring->fifo);
 }
 
 /* Takes the reference on `msg`. */
 static inline void msg_ring_push(struct msg_ring *ring, const bt_message *msg)
 {
-	if (ring->len == ring->cap)
-		msg_ring_grow(ring);
-	ring->items[(ring->head + ring->len) & (ring->cap - 1)] = msg;
-	ring->len++;
+	*(const bt_message **) vm_fifo_push(&ring->fifo) = msg;
 }
 
 /* Removes the oldest message and gives its reference; NULL if empty. */
 static inline const bt_message *msg_ring_pop(struct msg_ring *ring)
 {
-	const bt_message *msg;
+	const bt_message **oldest = vm_fifo_pop(&ring->fifo);
 
-	if (!ring->len)
-		return NULL;
-	msg = ring->items[ring->head];
-	ring->head = (ring->head + 1) & (ring->cap - 1);
-	ring->len--;
-	return msg;
+	return oldest ? *oldest : NULL;
 }
 
 /* Puts the references of the messages left; the ring stays usable. */
@@ -78,10 +57,10 @@ static inline void msg_ring_clear(struct msg_ring *ring)
 
 static inline void msg_ring_fini(struct msg_ring *ring)
 {
+	if (!ring->fifo.slots)
+		return;
 	msg_ring_clear(ring);
-	g_free(ring->items);
-	ring->items = NULL;
-	ring->cap = 0;
+	vm_fifo_fini(&ring->fifo);
 }
 
 #endif /* VM_PLUGIN_STATE_MSG_RING_H */

@@ -185,6 +185,8 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 	(void) port;
 	it->self_msg_iter = self_msg_iter;
 	it->component = bt_self_component_get_data(self_comp);
+	msg_ring_init(&it->output);
+	cause_ring_init(&it->causes);
 	if (bt_message_iterator_create_from_message_iterator(self_msg_iter,
 			in_port, &it->upstream) !=
 			BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
