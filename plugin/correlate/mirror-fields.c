@@ -85,6 +85,30 @@ static bool copy_variant(struct mirror *mirror, const bt_field *in, bt_field *ou
 		bt_field_variant_borrow_selected_option_field(out));
 }
 
+/*
+ * Integers and enumerations, most of an event's fields: inlined where
+ * structure members are copied, so that those need no call to
+ * copy_field_of_type(). False for any other class type.
+ */
+static inline bool copy_integer(bt_field_class_type type, const bt_field *in,
+		bt_field *out)
+{
+	switch (type) {
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
+		bt_field_integer_unsigned_set_value(out,
+			bt_field_integer_unsigned_get_value(in));
+		return true;
+	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
+		bt_field_integer_signed_set_value(out,
+			bt_field_integer_signed_get_value(in));
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool copy_field_of_type(struct mirror *mirror, bt_field_class_type type,
 		const bt_field *in, bt_field *out)
 {
@@ -98,14 +122,9 @@ static bool copy_field_of_type(struct mirror *mirror, bt_field_class_type type,
 		return true;
 	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
 	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
-		bt_field_integer_unsigned_set_value(out,
-			bt_field_integer_unsigned_get_value(in));
-		return true;
 	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
 	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
-		bt_field_integer_signed_set_value(out,
-			bt_field_integer_signed_get_value(in));
-		return true;
+		return copy_integer(type, in, out);
 	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL:
 		bt_field_real_single_precision_set_value(out,
 			bt_field_real_single_precision_get_value(in));
@@ -188,29 +207,6 @@ void mirror_copy_plan_destroy(struct mirror_copy_plan *plan)
 	if (plan) {
 		clear_plan(plan);
 		g_free(plan);
-	}
-}
-
-/*
- * Integer members, most of an event's fields, without a call to
- * copy_field_of_type(); false for any other class type.
- */
-static inline bool copy_integer(bt_field_class_type type, const bt_field *in,
-		bt_field *out)
-{
-	switch (type) {
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
-		bt_field_integer_unsigned_set_value(out,
-			bt_field_integer_unsigned_get_value(in));
-		return true;
-	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
-		bt_field_integer_signed_set_value(out,
-			bt_field_integer_signed_get_value(in));
-		return true;
-	default:
-		return false;
 	}
 }
 
