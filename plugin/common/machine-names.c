@@ -7,13 +7,12 @@
 #include <glib.h>
 
 #include "common/machine-names.h"
+#include "common/stream-cache.h"
 
 struct machine_entry {
 	struct machine_name_info info;
 	char *name;
 };
-
-#define TRACE_CACHE_SIZE 16
 
 struct machine_names {
 	/* struct machine_entry * (owned), by index. */
@@ -25,16 +24,10 @@ struct machine_names {
 	/* const bt_trace * (one reference held) -> struct machine_entry *. */
 	GHashTable *by_trace;
 	/*
-	 * Two-way cache in front of `by_trace` (slots 2k and 2k+1 form a set,
-	 * the newest first): merged messages of a few traces interleave,
-	 * which a one-entry cache keeps missing, and two of them would often
-	 * share a slot of a direct-mapped one. Each trace has a reference
-	 * held, so a cached address cannot name another one.
+	 * The machine of recent streams, asked for every event: the lookups
+	 * through the stream's trace and `by_trace` are only for the others.
 	 */
-	struct {
-		const bt_trace *trace;
-		struct machine_entry *machine;
-	} cache[TRACE_CACHE_SIZE];
+	struct stream_cache streams;
 };
 
 static void machine_entry_destroy(gpointer data)
@@ -69,6 +62,7 @@ void machine_names_destroy(struct machine_names *names)
 {
 	if (!names)
 		return;
+	stream_cache_clear(&names->streams);
 	g_hash_table_destroy(names->by_trace);
 	g_hash_table_destroy(names->by_identity);
 	g_hash_table_destroy(names->hostname_uses);
@@ -163,27 +157,22 @@ static struct machine_entry *machine_of_new_trace(struct machine_names *names,
 struct machine_name_info machine_names_of_stream(struct machine_names *names,
 		const bt_stream *stream, bool *is_new)
 {
-	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
-	/* Fibonacci hashing: objects of one kind lie at regular strides. */
-	size_t slot = ((size_t) (((uint64_t) (uintptr_t) trace *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % TRACE_CACHE_SIZE) &
-		~(size_t) 1;
+	const bt_trace *trace;
 	struct machine_entry *machine;
+	unsigned int index;
 
 	*is_new = false;
-	if (trace == names->cache[slot].trace)
-		return names->cache[slot].machine->info;
-	if (trace == names->cache[slot + 1].trace)
-		return names->cache[slot + 1].machine->info;
-	names->cache[slot + 1] = names->cache[slot];
+	if (stream_cache_find(&names->streams, stream, &index))
+		return ((struct machine_entry *) g_ptr_array_index(names->machines,
+			index))->info;
+	trace = bt_stream_borrow_trace_const(stream);
 	machine = g_hash_table_lookup(names->by_trace, trace);
 	if (!machine) {
 		machine = machine_of_new_trace(names, stream, is_new);
 		bt_trace_get_ref(trace);
 		g_hash_table_insert(names->by_trace, (gpointer) trace, machine);
 	}
-	names->cache[slot].trace = trace;
-	names->cache[slot].machine = machine;
+	stream_cache_add(&names->streams, stream, machine->info.index);
 	return machine->info;
 }
 

@@ -2,12 +2,11 @@
 #define VM_COMMON_STREAM_CACHE_H
 
 /*
- * The machine index of recent streams, asked for every event: a two-way
- * cache (slots 2k and 2k+1 form a set, the newest first) in front of
- * machine_names_of_stream(), which goes through the stream's trace; the
- * streams being merged are all in use at once, and would often share a
- * slot of a direct-mapped one. A reference is held on each cached stream,
- * so that its address cannot name another stream later.
+ * The machine index of recent streams (machine-names.c): a two-way cache
+ * (slots 2k and 2k+1 form a set, the newest first); the streams being
+ * merged are all in use at once, and would often share a slot of a
+ * direct-mapped one. A reference is held on each cached stream, so that
+ * its address cannot name another stream later.
  */
 
 #include <babeltrace2/babeltrace.h>

@@ -16,7 +16,6 @@
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine-names.h"
-#include "common/stream-cache.h"
 #include "vcpu/tracker.h"
 
 #define STATE_LOG(self_comp, level, ...) \
@@ -28,8 +27,6 @@ struct state_iterator {
 	bt_message_iterator *upstream;
 	struct event_decoder *decoder;
 	struct machine_names *machines;
-	/* In front of `machines`, for the events. */
-	struct stream_cache stream_machines;
 	struct vm_model *model;
 	struct vm_vcpu_tracker *tracker;
 	struct vcpu_stream *vcpu_stream;
@@ -162,7 +159,6 @@ static void iterator_destroy(struct state_iterator *it)
 	msg_ring_fini(&it->output);
 	cause_ring_fini(&it->causes);
 	vcpu_stream_destroy(it->vcpu_stream);
-	stream_cache_clear(&it->stream_machines);
 	machine_names_destroy(it->machines);
 	event_decoder_destroy(it->decoder);
 	bt_message_iterator_put_ref(it->upstream);
@@ -229,18 +225,6 @@ static unsigned int machine_of_stream(struct state_iterator *it,
 	return machine;
 }
 
-static unsigned int machine_of_event_stream(struct state_iterator *it,
-		const bt_stream *stream)
-{
-	unsigned int machine;
-
-	if (!stream_cache_find(&it->stream_machines, stream, &machine)) {
-		machine = machine_of_stream(it, stream);
-		stream_cache_add(&it->stream_machines, stream, machine);
-	}
-	return machine;
-}
-
 /*
  * Parameter vm-pids names machines: checked once the machines are known,
  * that is at the first event (every stream has begun by then) or at the end.
@@ -279,7 +263,7 @@ static bool push_event(struct state_iterator *it, const bt_message *msg)
 
 	if (!it->vm_pids_applied && !apply_vm_pids(it))
 		return false;
-	plain.machine = machine_of_event_stream(it,
+	plain.machine = machine_of_stream(it,
 		bt_event_borrow_stream_const(event));
 	cause.is_event = true;
 	decoded = event_decoder_decode_with_clock(it->decoder, msg, &plain,

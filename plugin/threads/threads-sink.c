@@ -6,7 +6,6 @@
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine-names.h"
-#include "common/stream-cache.h"
 #include "params.h"
 #include "threads-sink.h"
 #include "threads/threads.h"
@@ -21,8 +20,6 @@ struct threads_sink {
 	bt_message_iterator *iterator;
 	struct event_decoder *decoder;
 	struct machine_names *machines;
-	/* In front of `machines`, for the events. */
-	struct stream_cache stream_machines;
 	struct vm_threads *threads;
 	struct vm_writer *writer;
 	FILE *out;
@@ -76,7 +73,6 @@ static void sink_destroy(struct threads_sink *sink)
 	else if (sink->out)
 		fflush(sink->out);
 	vm_threads_destroy(sink->threads);
-	stream_cache_clear(&sink->stream_machines);
 	machine_names_destroy(sink->machines);
 	event_decoder_destroy(sink->decoder);
 	threads_params_clear(&sink->params);
@@ -232,15 +228,8 @@ static struct machine_name_info machine_of_stream(struct threads_sink *sink,
 
 static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
 {
-	const bt_stream *stream = bt_event_borrow_stream_const(
-		bt_message_event_borrow_event_const(msg));
-	unsigned int machine;
-
-	if (!stream_cache_find(&sink->stream_machines, stream, &machine)) {
-		machine = machine_of_stream(sink, stream).index;
-		stream_cache_add(&sink->stream_machines, stream, machine);
-	}
-	return machine;
+	return machine_of_stream(sink, bt_event_borrow_stream_const(
+		bt_message_event_borrow_event_const(msg))).index;
 }
 
 /*
