@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "common/event-decode.h"
+#include "common/address-hash.h"
 
 /* The largest number of payload members one kind reads. */
 #define MAX_MEMBERS 6
@@ -44,10 +45,12 @@ struct class_info {
 };
 
 /* Slots of the decoder's packet cache (a few streams per CPU interleave). */
-#define PACKET_CACHE_SIZE 64
+#define PACKET_CACHE_BITS 6
+#define PACKET_CACHE_SIZE (1 << PACKET_CACHE_BITS)
 #define PACKET_CACHE_WAYS 4
 
-#define CLASS_CACHE_SIZE 256
+#define CLASS_CACHE_BITS 8
+#define CLASS_CACHE_SIZE (1 << CLASS_CACHE_BITS)
 
 struct event_decoder {
 	/* const bt_event_class * (one reference held) -> struct class_info * */
@@ -304,10 +307,7 @@ static G_GNUC_NO_INLINE const struct class_info *lookup_class_missed(
 static inline const struct class_info *lookup_class(struct event_decoder *decoder,
 		const bt_event_class *event_class)
 {
-	/* Fibonacci hashing: objects of one kind lie at regular strides. */
-	size_t slot = ((size_t) (((uint64_t) (uintptr_t) event_class *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 56) % CLASS_CACHE_SIZE) &
-		~(size_t) 1;
+	size_t slot = vm_address_hash(event_class, CLASS_CACHE_BITS) & ~(size_t) 1;
 
 	if (decoder->cache[slot].event_class == event_class)
 		return decoder->cache[slot].info;
@@ -461,10 +461,8 @@ static int64_t read_cpu_id(struct event_decoder *decoder,
 	 * Four-way (slots 4k to 4k+3 form a set, the newest first): the
 	 * packets of the streams being merged are all in use at once, and a
 	 * new one comes at each packet boundary.
-	 * Fibonacci hashing: objects of one kind lie at regular strides.
 	 */
-	set = ((size_t) (((uint64_t) (uintptr_t) packet *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 58) % PACKET_CACHE_SIZE) &
+	set = vm_address_hash(packet, PACKET_CACHE_BITS) &
 		~(size_t) (PACKET_CACHE_WAYS - 1);
 	for (way = 0; way < PACKET_CACHE_WAYS; way++) {
 		if (decoder->packets[set + way].packet == packet)

@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STREAM_CACHE_SIZE 32
+#include "common/address-hash.h"
+
+#define STREAM_CACHE_BITS 5
+#define STREAM_CACHE_SIZE (1 << STREAM_CACHE_BITS)
 
 struct stream_cache {
 	struct {
@@ -26,10 +29,7 @@ struct stream_cache {
 /* The first slot of the set of `stream`. */
 static inline size_t stream_cache_set(const bt_stream *stream)
 {
-	/* Fibonacci hashing: objects of one kind lie at regular strides. */
-	return ((size_t) (((uint64_t) (uintptr_t) stream *
-		UINT64_C(0x9E3779B97F4A7C15)) >> 59) % STREAM_CACHE_SIZE) &
-		~(size_t) 1;
+	return vm_address_hash(stream, STREAM_CACHE_BITS) & ~(size_t) 1;
 }
 
 /* The machine of `stream` if cached. */

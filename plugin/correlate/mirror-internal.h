@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <glib.h>
 
+#include "common/address-hash.h"
 #include "mirror.h"
 
 /*
@@ -31,13 +32,11 @@ struct mirror_map {
 	struct mirror_map_slot cache[1 << MIRROR_MAP_CACHE_BITS];
 };
 
-/* The cache slot of `key` (pointers: Fibonacci hashing of the address). */
+/* The cache slot of `key`, an object's address. */
 static inline struct mirror_map_slot *mirror_map_slot(struct mirror_map *map,
 		const void *key)
 {
-	uint64_t hash = (uint64_t) (uintptr_t) key * UINT64_C(0x9E3779B97F4A7C15);
-
-	return &map->cache[hash >> (64 - MIRROR_MAP_CACHE_BITS)];
+	return &map->cache[vm_address_hash(key, MIRROR_MAP_CACHE_BITS)];
 }
 
 /*

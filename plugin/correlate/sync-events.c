@@ -6,6 +6,7 @@
 #include <string.h>
 #include <glib.h>
 
+#include "common/address-hash.h"
 #include "correlate/sync-events.h"
 
 /*
@@ -300,9 +301,8 @@ static bool read_key(const struct class_info *info, const bt_field *payload,
 static const struct class_info *class_info_of(struct sync_event_reader *reader,
 		const bt_event_class *event_class)
 {
-	/* Fibonacci hashing of the address. */
-	uint64_t hash = (uint64_t) (uintptr_t) event_class * UINT64_C(0x9E3779B97F4A7C15);
-	struct class_cache_slot *slot = &reader->cache[hash >> (64 - CLASS_CACHE_BITS)];
+	struct class_cache_slot *slot =
+		&reader->cache[vm_address_hash(event_class, CLASS_CACHE_BITS)];
 	struct class_info *info;
 
 	if (slot->event_class == event_class) {
