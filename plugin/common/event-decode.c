@@ -350,19 +350,22 @@ static inline int64_t read_integer(const bt_field *struct_field, uint64_t index,
 	return (int64_t) bt_field_integer_unsigned_get_value(field);
 }
 
+/*
+ * The length is the string: src.ctf.fs 2.0.4 leaves an empty string with
+ * the bytes of a recycled field in its value (see copy_string() of the
+ * correlate mirror). A non-empty value always ends at its length.
+ */
 static inline const char *read_string(const bt_field *struct_field, uint64_t index,
 		enum member_type type)
 {
 	const bt_field *field;
-	const char *value;
 
 	if (type != MEMBER_STRING)
 		return "";
 	field = member_field(struct_field, index);
-	if (!field)
+	if (!field || bt_field_string_get_length(field) == 0)
 		return "";
-	value = bt_field_string_get_value(field);
-	return value ? value : "";
+	return bt_field_string_get_value(field);
 }
 
 /* Readers of the i-th member of the kind's list. */

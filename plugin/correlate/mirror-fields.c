@@ -8,13 +8,18 @@
 #include "mirror-internal.h"
 
 /*
- * By value, not by length: src.ctf.fs 2.0.4 sometimes leaves a string
- * field's length at 0 while its value is complete (seen on
- * tc-many-threads), and every sink reads the value.
+ * By length: the length is the string. src.ctf.fs 2.0.4 decodes a string
+ * by clearing a recycled field, which only sets its length to 0, then
+ * appending what it reads, so an empty string keeps the bytes of an
+ * earlier event in its value (babeltrace2 2.0.5 fixed the clear).
+ * Appending also terminates the copy, even at length 0, so that sinks
+ * that read the value, not the length, see the string and nothing more.
  */
 static bool copy_string(struct mirror *mirror, const bt_field *in, bt_field *out)
 {
-	if (bt_field_string_set_value(out, bt_field_string_get_value(in))) {
+	bt_field_string_clear(out);
+	if (bt_field_string_append_with_length(out, bt_field_string_get_value(in),
+			bt_field_string_get_length(in))) {
 		MIRROR_ERROR(mirror, "Cannot copy a string field (out of memory?).");
 		return false;
 	}

@@ -78,12 +78,25 @@ def first_difference(a, b):
     return "lengths differ: upstream %d lines, mirror %d lines" % (len(a), len(b))
 
 
+def stale_string(upstream, mirrored):
+    """Whether the mirror prints an empty string where upstream printed a
+    value: babeltrace2 2.0.4's src.ctf.fs leaves an empty string field with
+    the bytes of a recycled field in its value, which sink.text.details
+    prints; the mirror copies the string by its length (checked by length
+    in test_correlate_fields.py)."""
+    name = upstream.split(": ", 1)[0]
+    return ": " in upstream and mirrored.rstrip() == name + ":"
+
+
 def check_source(name, source_args, extra_paths=(), mux=True):
     def run(offset):
         return normalize(details(source_args, offset, extra_paths, mux))
 
     upstream = run(None)
     same = run(0)
+    stale = sum(1 for a, b in zip(upstream, same) if a != b and stale_string(a, b))
+    upstream = [b if a != b and stale_string(a, b) else a
+                for a, b in zip(upstream, same)] + upstream[len(same):]
     if upstream != same:
         vmtest.fail("%s: the mirror prints differently from upstream, %s" % (
             name, first_difference(upstream, same)))
@@ -99,7 +112,8 @@ def check_source(name, source_args, extra_paths=(), mux=True):
         if t1 != t0 + 1000:
             vmtest.fail("%s: time #%d is %d with offset-ns=1000, expected %d"
                         % (name, i, t1, t0 + 1000))
-    print("%s: %d lines and %d times mirrored" % (name, len(upstream), len(before)))
+    print("%s: %d lines and %d times mirrored (%d stale strings printed upstream)"
+          % (name, len(upstream), len(before), stale))
 
 
 def check_real_traces():
