@@ -4,6 +4,7 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "fields-sink.h"
 #include "mirror-filter.h"
 
 BT_PLUGIN_MODULE();
@@ -31,3 +32,17 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(mirror,
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHODS(mirror,
 	mirror_filter_iterator_seek_beginning,
 	mirror_filter_iterator_can_seek_beginning);
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(fields, fields_sink_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(fields,
+	"Write every message, field by field, one line each, strings by their "
+	"length, for comparing two graphs' outputs");
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(fields,
+	"Parameter: path (string): the output file. Line: stream key, message "
+	"kind, time in ns from origin (or -), content. Any number of input ports.");
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(fields, fields_sink_initialize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(fields, fields_sink_finalize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_INPUT_PORT_CONNECTED_METHOD(fields,
+	fields_sink_port_connected);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(fields,
+	fields_sink_graph_is_configured);

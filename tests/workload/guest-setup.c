@@ -62,7 +62,9 @@ static void add_guest_threads(wl_sim *sim, wl_guest *guest)
 		thread->pid = thread->tid;
 		thread->ppid = 1;
 		thread->wake_ns = NEVER;
-		g_strlcpy(thread->comm, guest_comms[k % G_N_ELEMENTS(guest_comms)],
+		g_strlcpy(thread->comm,
+			  k < sim->opt.unnamed_threads ? "" :
+			  guest_comms[k % G_N_ELEMENTS(guest_comms)],
 			  sizeof(thread->comm));
 		wl_truth_track_init(&thread->track);
 		g_ptr_array_add(guest->threads, thread);

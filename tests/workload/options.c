@@ -30,7 +30,7 @@ enum {
 
 typedef struct raw_options {
 	char *out;
-	gint64 seed, host_cpus, guests, vcpus, threads, duration_ms, events;
+	gint64 seed, host_cpus, guests, vcpus, threads, unnamed_threads, duration_ms, events;
 	gint64 offset_ns, drift_ppm, latency_ns, vmsync_ms, tcp_ms;
 	char *kvm_names;
 } raw_options;
@@ -54,6 +54,7 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 		{ "guests", 0, 0, G_OPTION_ARG_INT64, &raw->guests, "Guests (default 2)", "G" },
 		{ "vcpus", 0, 0, G_OPTION_ARG_INT64, &raw->vcpus, "vCPUs per guest (default 2)", "V" },
 		{ "threads", 0, 0, G_OPTION_ARG_INT64, &raw->threads, "Threads per guest (default 6)", "T" },
+		{ "unnamed-threads", 0, 0, G_OPTION_ARG_INT64, &raw->unnamed_threads, "Of those, how many have an empty name (default 0)", "U" },
 		{ "duration-ms", 0, 0, G_OPTION_ARG_INT64, &raw->duration_ms, "Simulated time (default 100 without --events)", "D" },
 		{ "events", 0, 0, G_OPTION_ARG_INT64, &raw->events, "Stop after about N events", "N" },
 		{ "guest-offset-ns", 0, 0, G_OPTION_ARG_INT64, &raw->offset_ns, "Guest clock offset scale (default 3000000)", "O" },
@@ -98,6 +99,7 @@ static bool check_raw(const raw_options *raw)
 	       in_range("guests", raw->guests, 1, MAX_GUESTS) &&
 	       in_range("vcpus", raw->vcpus, 1, MAX_VCPUS) &&
 	       in_range("threads", raw->threads, 1, MAX_THREADS) &&
+	       in_range("unnamed-threads", raw->unnamed_threads, 0, raw->threads) &&
 	       in_range("duration-ms", raw->duration_ms, 0, MAX_DURATION_MS) &&
 	       in_range("events", raw->events, 0, G_MAXINT64) &&
 	       in_range("guest-offset-ns", raw->offset_ns, -MAX_OFFSET_NS, MAX_OFFSET_NS) &&
@@ -116,6 +118,7 @@ static void fill(wl_options *opt, raw_options *raw, bool duration_given)
 	opt->guests = (int)raw->guests;
 	opt->vcpus = (int)raw->vcpus;
 	opt->threads = (int)raw->threads;
+	opt->unnamed_threads = (int)raw->unnamed_threads;
 	opt->events = (uint64_t)raw->events;
 	/* --events alone runs until that many events are written. */
 	if (!duration_given && raw->events > 0)

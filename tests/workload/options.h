@@ -12,6 +12,9 @@ typedef struct wl_options {
 	int guests;
 	int vcpus;
 	int threads;
+	/* Of the threads each guest starts with, the first ones with an empty
+	 * comm (prctl(PR_SET_NAME, "")): their forks inherit it. */
+	int unnamed_threads;
 	/* 0 = no limit; at least one of duration and events is a limit. */
 	uint64_t duration_ns;
 	uint64_t events;
