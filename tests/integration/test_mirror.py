@@ -323,7 +323,69 @@ def check_overflowing_clock():
     print("overflowing clock: error cause given")
 
 
+STALE = "!value-shows-"
+
+
+def strings_stub():
+    """A stub whose sched_switch events alternate an empty and a named
+    comm in the same members: src.ctf.fs recycles their fields."""
+    path = os.path.join(vmtest.WORK_DIR, "mirror-strings", "strings.stub")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    lines = ["hostname strings", "cpus 1", ""]
+    for i in range(1, 201):
+        named, empty = ("prev", "next") if i % 2 else ("next", "prev")
+        lines.append('%d 0 sched_switch %s_comm=kworker/0:1 %s_comm="" prev_tid=%d '
+                     'next_tid=%d' % (i * 100, named, empty, i % 2 + 1, 2 - i % 2))
+    text = "\n".join(lines) + "\n"
+    if not os.path.exists(path) or open(path).read() != text:
+        with open(path, "w") as f:
+            f.write(text)
+    return vmtest.stub_to_ctf(path)
+
+
+def fields_dump(trace, mirrored):
+    """sink.vmtest.fields of the trace [-> mirror]: strings by length."""
+    path = os.path.join(vmtest.WORK_DIR, "mirror-strings",
+                        "mirror.txt" if mirrored else "upstream.txt")
+    args = ["run", "-c", "src:src.ctf.fs", "-p", 'inputs=["%s"]' % trace,
+            "-c", "out:sink.vmtest.fields", "-p", 'path="%s"' % path]
+    if mirrored:
+        args += ["-c", "mirror:filter.vmtest.mirror",
+                 "--connect", "src:mirror", "--connect", "mirror:out"]
+    else:
+        args += ["--connect", "src:out"]
+    vmtest.babeltrace2(args, plugin_paths=[MIRRORTEST_DIR], wrap=mirrored)
+    with open(path) as f:
+        return f.read().splitlines()
+
+
+def check_strings_by_length():
+    """The mirror copies a string by its length: an empty string whose
+    recycled field still holds an earlier value comes out empty, and its
+    copy's value ends there too (sinks read the value)."""
+    trace = strings_stub()
+    upstream = fields_dump(trace, False)
+    mirrored = fields_dump(trace, True)
+    stale = sum(STALE in line for line in upstream)
+    if not stale:
+        vmtest.fail("strings: src.ctf.fs left no stale bytes in an empty string; "
+                    "the check proves nothing")
+    for number, (a, b) in enumerate(zip(upstream, mirrored), 1):
+        if STALE in b:
+            vmtest.fail("strings: the mirror's string shows more than its length, "
+                        "line %d: %s" % (number, b))
+        if re.sub(re.escape(STALE) + r"\d+-bytes", "", a) != b:
+            vmtest.fail("strings: line %d differs:\n  upstream: %s\n  mirror:   %s"
+                        % (number, a, b))
+    if len(upstream) != len(mirrored):
+        vmtest.fail("strings: %d messages upstream, %d mirrored"
+                    % (len(upstream), len(mirrored)))
+    print("strings: %d messages mirrored by length (%d with stale bytes upstream)"
+          % (len(upstream), stale))
+
+
 def main():
+    check_strings_by_length()
     check_kinds()
     check_seek()
     check_negative_times()
