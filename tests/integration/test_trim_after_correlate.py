@@ -44,13 +44,33 @@ except ImportError:
 STRUCTURE = ("StreamBeginning", "StreamEnd", "PacketBeginning", "PacketEnd")
 
 
+def has_clock_snapshot(msg):
+    """Whether the message has a default clock snapshot (python3-bt2 does not
+    check: reading one that is not there crashes)."""
+    if hasattr(msg, "packet"):
+        cls = msg.packet.stream.cls
+        if "End" in type(msg).__name__:
+            return cls.packets_have_end_default_clock_snapshot
+        return cls.packets_have_beginning_default_clock_snapshot
+    if hasattr(msg, "event"):
+        return msg.event.stream.cls.default_clock_class is not None
+    if hasattr(msg, "default_beginning_clock_snapshot"):
+        cls = msg.stream.cls
+        if "Events" in type(msg).__name__:
+            return cls.discarded_events_have_default_clock_snapshots
+        return cls.discarded_packets_have_default_clock_snapshots
+    return True
+
+
 def msg_time(msg):
     """ns from origin of the message's default clock snapshot, or None."""
+    if not has_clock_snapshot(msg):
+        return None
     if hasattr(msg, "default_beginning_clock_snapshot"):
         return msg.default_beginning_clock_snapshot.ns_from_origin
     try:
         return msg.default_clock_snapshot.ns_from_origin
-    except Exception:  # no clock snapshot, or an unknown one
+    except Exception:  # a stream message without a known time
         return None
 
 
