@@ -133,13 +133,19 @@ static const struct vm_sync_formula *formula_of_clock_class(void *data,
 	return &correlate_machine_info(iter, machine)->formula;
 }
 
+/*
+ * Creates an iterator on every connected input port. `*can_seek_forward`
+ * tells whether all of them can seek forward (all their messages have
+ * times), and so can this iterator then.
+ */
 static bool create_upstreams(struct correlate_iter *iter,
-		bt_self_component_filter *self_comp)
+		bt_self_component_filter *self_comp, bool *can_seek_forward)
 {
 	const bt_component_filter *comp = bt_self_component_filter_as_component_filter(self_comp);
 	uint64_t i;
 
 	iter->can_seek = true;
+	*can_seek_forward = true;
 	for (i = 0; i < bt_component_filter_get_input_port_count(comp); i++) {
 		bt_self_component_port_input *port =
 			bt_self_component_filter_borrow_input_port_by_index(self_comp, i);
@@ -167,6 +173,10 @@ static bool create_upstreams(struct correlate_iter *iter,
 		if (bt_message_iterator_can_seek_beginning(upstream_iter, &can_seek) !=
 				BT_MESSAGE_ITERATOR_CAN_SEEK_BEGINNING_STATUS_OK || !can_seek) {
 			iter->can_seek = false;
+		}
+
+		if (!bt_message_iterator_can_seek_forward(upstream_iter)) {
+			*can_seek_forward = false;
 		}
 	}
 
@@ -219,8 +229,8 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 {
 	bt_self_component *self_comp = bt_self_message_iterator_borrow_component(self_msg_iter);
 	struct correlate_iter *iter = g_new0(struct correlate_iter, 1);
+	bool can_seek_forward;
 
-	(void) config;
 	(void) self_port;
 	iter->comp = bt_self_component_get_data(self_comp);
 	iter->self = self_msg_iter;
@@ -240,9 +250,25 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	iter->pending = g_array_new(FALSE, FALSE, sizeof(struct pending_message));
 	bt_self_message_iterator_set_data(self_msg_iter, iter);
 	/* The component of a filter's iterator is that filter (as the muxer does). */
-	if (!create_upstreams(iter, (bt_self_component_filter *) self_comp)) {
+	if (!create_upstreams(iter, (bt_self_component_filter *) self_comp,
+			&can_seek_forward)) {
 		goto error;
 	}
+
+	/*
+	 * Seeking to a time (filter.utils.trimmer's `begin`) is babeltrace2's
+	 * auto-seek: it seeks this iterator to its beginning, then drops what
+	 * comes before that time and recreates the stream and packet
+	 * beginnings it dropped. That is exact: the output is in reference
+	 * time order, the very base the time is given in, while an upstream
+	 * seek would need each machine's inverse formula and the sync pass
+	 * reads everything anyway. The library allows it when this iterator
+	 * can seek its beginning and says it can seek forward, which holds
+	 * when every upstream can (every message has a time: correlate adds
+	 * only inactivity messages, which have one).
+	 */
+	bt_self_message_iterator_configuration_set_can_seek_forward(config,
+		can_seek_forward);
 
 	iter->phase = wants_sync_pass(&iter->comp->params) ? PHASE_SYNC_PASS : PHASE_MERGE;
 	if (iter->phase == PHASE_SYNC_PASS && !iter->can_seek) {

@@ -41,6 +41,8 @@ struct state_iterator {
 	 */
 	const bt_message *cause_msg;
 	struct input_cause cause;
+	/* Clock of the last timed input released: the vCPU stream ends there. */
+	struct event_clock input_end;
 	bool vm_pids_applied;
 	bool upstream_ended;
 	/* A tracker callback failed (error cause appended). */
@@ -51,6 +53,65 @@ struct state_iterator {
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
 		(it)->self_msg_iter, __VA_ARGS__)
 
+/* The default clock snapshot of a message that is not an event, if any. */
+static const bt_clock_snapshot *other_clock_snapshot(const bt_message *msg)
+{
+	const bt_stream_class *stream_class;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		stream_class = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(msg)));
+		return bt_stream_class_packets_have_beginning_default_clock_snapshot(
+				stream_class) ?
+			bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg) :
+			NULL;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		stream_class = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_end_borrow_packet_const(msg)));
+		return bt_stream_class_packets_have_end_default_clock_snapshot(
+				stream_class) ?
+			bt_message_packet_end_borrow_default_clock_snapshot_const(msg) :
+			NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		stream_class = bt_stream_borrow_class_const(
+			bt_message_discarded_events_borrow_stream_const(msg));
+		return bt_stream_class_discarded_events_have_default_clock_snapshots(
+				stream_class) ?
+			bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg) :
+			NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		stream_class = bt_stream_borrow_class_const(
+			bt_message_discarded_packets_borrow_stream_const(msg));
+		return bt_stream_class_discarded_packets_have_default_clock_snapshots(
+				stream_class) ?
+			bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg) :
+			NULL;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		return bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+	default:
+		/* Stream beginnings and ends: their times may be unknown. */
+		return NULL;
+	}
+}
+
+/* Notes the clock of a released input (events: read when pushed). */
+static void note_input_time(struct state_iterator *it, const bt_message *msg)
+{
+	const bt_clock_snapshot *snapshot;
+
+	if (it->cause.is_event) {
+		if (it->cause.clock.clock_class)
+			it->input_end = it->cause.clock;
+		return;
+	}
+	snapshot = other_clock_snapshot(msg);
+	if (snapshot) {
+		it->input_end.clock_class = bt_clock_snapshot_borrow_clock_class_const(snapshot);
+		it->input_end.value = bt_clock_snapshot_get_value(snapshot);
+	}
+}
+
 /* The tracker releases inputs in input order: so are `causes`. */
 static void on_release(void *user, void *cookie)
 {
@@ -60,6 +121,7 @@ static void on_release(void *user, void *cookie)
 	it->cause_msg = msg;
 	if (!cause_ring_pop(&it->causes, &it->cause))
 		it->cause.is_event = false;
+	note_input_time(it, msg);
 	msg_ring_push(&it->output, msg);
 }
 
@@ -145,6 +207,7 @@ static bool create_analysis(struct state_iterator *it)
 		vm_vcpu_tracker_add_machine(it->tracker, machine);
 	it->cause_msg = NULL;
 	it->cause.is_event = false;
+	it->input_end.clock_class = NULL;
 	it->vm_pids_applied = false;
 	it->upstream_ended = false;
 	it->failed = false;
@@ -177,7 +240,6 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 		bt_self_component_filter_borrow_input_port_by_name(
 			(bt_self_component_filter *) self_comp, "in");
 
-	(void) configuration;
 	(void) port;
 	it->self_msg_iter = self_msg_iter;
 	it->component = bt_self_component_get_data(self_comp);
@@ -199,6 +261,15 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 		iterator_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
+	/*
+	 * Seeking to a time (filter.utils.trimmer's `begin`) is babeltrace2's
+	 * auto-seek: a seek to the beginning, which starts the analysis over,
+	 * then the messages before that time dropped. The vCPU modes at that
+	 * time need the whole history before it anyway. Allowed when every
+	 * message has a time: those of the upstream, if it says so, and ours.
+	 */
+	bt_self_message_iterator_configuration_set_can_seek_forward(configuration,
+		bt_message_iterator_can_seek_forward(it->upstream));
 	bt_self_message_iterator_set_data(self_msg_iter, it);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 }
@@ -327,7 +398,7 @@ static bool end_of_input(struct state_iterator *it)
 	vm_vcpu_tracker_flush(it->tracker);
 	if (it->failed)
 		return false;
-	return vcpu_stream_append_end(it->vcpu_stream, &it->output);
+	return vcpu_stream_append_end(it->vcpu_stream, &it->output, &it->input_end);
 }
 
 /* Pulls upstream until `capacity` messages are ready or upstream waits. */

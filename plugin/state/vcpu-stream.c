@@ -43,6 +43,8 @@ struct vcpu_stream {
 	/* The open packet while the stream has begun. */
 	bt_packet *packet;
 	bool begun;
+	/* Clock value of the last event of the open packet. */
+	uint64_t last_value;
 };
 
 struct vcpu_stream *vcpu_stream_create(bt_self_message_iterator *self_msg_iter)
@@ -151,8 +153,13 @@ static bool create_ir(struct vcpu_stream *stream, const bt_message *cause,
 		goto error;
 	stream->clock_class = clock_class;
 	bt_clock_class_get_ref(clock_class);
+	/*
+	 * Packets with times: filter.utils.trimmer refuses a stream whose
+	 * packets have none, and babeltrace2's seek to a time needs every
+	 * message to have one.
+	 */
 	bt_stream_class_set_supports_packets(stream->stream_class, BT_TRUE,
-		BT_FALSE, BT_FALSE);
+		BT_TRUE, BT_TRUE);
 	if (!create_event_class(stream))
 		goto error;
 	stream->trace = bt_trace_create(stream->trace_class);
@@ -183,7 +190,8 @@ static bool append(struct vcpu_stream *stream, struct msg_ring *out, bt_message 
 	return true;
 }
 
-static bool begin(struct vcpu_stream *stream, struct msg_ring *out)
+/* The stream and its packet begin at `value`, the time of its first event. */
+static bool begin(struct vcpu_stream *stream, struct msg_ring *out, uint64_t value)
 {
 	bt_packet_put_ref(stream->packet);
 	stream->packet = bt_packet_create(stream->stream);
@@ -193,10 +201,12 @@ static bool begin(struct vcpu_stream *stream, struct msg_ring *out)
 		return false;
 	}
 	stream->begun = true;
+	stream->last_value = value;
 	return append(stream, out, bt_message_stream_beginning_create(
 			stream->self_msg_iter, stream->stream)) &&
-		append(stream, out, bt_message_packet_beginning_create(
-			stream->self_msg_iter, stream->packet));
+		append(stream, out,
+			bt_message_packet_beginning_create_with_default_clock_snapshot(
+				stream->self_msg_iter, stream->packet, value));
 }
 
 /*
@@ -287,20 +297,52 @@ bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 {
 	if (!stream->trace_class && !create_ir(stream, cause, clock_class))
 		return false;
-	if (!stream->begun && !begin(stream, out))
-		return false;
 	if (clock_class != stream->clock_class)
 		value = cycles_of_ns(stream->clock_class, change->ts);
+	if (!stream->begun && !begin(stream, out, value))
+		return false;
+	stream->last_value = value;
 	return append(stream, out, create_event(stream, change, vm_name, value));
 }
 
-bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out)
+/*
+ * The packet end's clock value: the input's last time (so that output
+ * times do not go back), never before the stream's last event.
+ */
+static uint64_t end_value(const struct vcpu_stream *stream,
+		const struct event_clock *input_end)
+{
+	uint64_t value = stream->last_value;
+	int64_t ns;
+
+	if (input_end->clock_class == stream->clock_class) {
+		if (input_end->value > value)
+			value = input_end->value;
+	} else if (input_end->clock_class &&
+			bt_clock_class_cycles_to_ns_from_origin(input_end->clock_class,
+				input_end->value, &ns) ==
+			BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK) {
+		uint64_t converted = cycles_of_ns(stream->clock_class, ns);
+
+		if (converted > value)
+			value = converted;
+	} else if (input_end->clock_class) {
+		/* No time in ns (the library said why): the last event's does. */
+		bt_current_thread_clear_error();
+	}
+	return value;
+}
+
+bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out,
+		const struct event_clock *input_end)
 {
 	if (!stream->begun)
 		return true;
 	stream->begun = false;
-	return append(stream, out, bt_message_packet_end_create(
-			stream->self_msg_iter, stream->packet)) &&
+	return append(stream, out,
+			bt_message_packet_end_create_with_default_clock_snapshot(
+				stream->self_msg_iter, stream->packet,
+				end_value(stream, input_end))) &&
 		append(stream, out, bt_message_stream_end_create(
 			stream->self_msg_iter, stream->stream));
 }

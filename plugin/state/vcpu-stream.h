@@ -13,15 +13,17 @@
  * trace's environment has the host trace's `hostname` (and `vm_machine`,
  * if any): with the same clock class, a copy written by sink.ctf.fs is
  * part of the host machine when read again. The
- * stream has one packet, without clock snapshots, so that sink.ctf.fs can
- * write it: stream and packet beginnings come right before the first event,
- * their ends at the end of the input.
+ * stream has one packet (so that sink.ctf.fs can write it), with clock
+ * snapshots (filter.utils.trimmer needs them): stream and packet beginnings
+ * come right before the first event, at its time, their ends at the end of
+ * the input, at its last time.
  */
 
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 #include <stdbool.h>
 
+#include "common/event-decode.h"
 #include "state/msg-ring.h"
 #include "vcpu/tracker.h"
 
@@ -41,8 +43,12 @@ bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 		const bt_message *cause, const bt_clock_class *clock_class,
 		uint64_t value);
 
-/* Appends the packet and stream ends, if the stream began. */
-bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out);
+/*
+ * Appends the packet and stream ends, if the stream began. `input_end` is
+ * the clock of the input's last timed message (clock_class NULL: none).
+ */
+bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out,
+		const struct event_clock *input_end);
 
 /* After a seek to the beginning: the stream begins anew at its next event. */
 void vcpu_stream_rewind(struct vcpu_stream *stream);
