@@ -107,7 +107,12 @@ static bool create_analysis(struct threads_sink *sink)
 		.data = sink,
 	};
 
-	sink->writer = vm_writer_create(sink->params.format, sink->params.what, sink->out);
+	/* The text summary shows every table unless `what` picks one. */
+	if (sink->params.format == VM_WRITER_TEXT && !sink->params.what_given)
+		sink->writer = vm_writer_create_summary(sink->out);
+	else
+		sink->writer = vm_writer_create(sink->params.format, sink->params.what,
+			sink->out);
 	if (!sink->writer) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"Cannot create the writer of the format given by parameter `format`.");
@@ -325,6 +330,7 @@ static bool commit_output(struct threads_sink *sink)
 static bool finish(struct threads_sink *sink)
 {
 	vm_threads_finish(sink->threads);
+	vm_writer_set_no_host(sink->writer, !vm_threads_host_seen(sink->threads));
 	if (!vm_writer_finish(sink->writer) || fflush(sink->out) != 0) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"Cannot write the output%s%s%s: %s. Check the free space and the "
