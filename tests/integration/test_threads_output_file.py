@@ -54,8 +54,10 @@ def check_format(traces, fmt, folder):
     os.chmod(path, 0o640)
     params = 'format="%s",path="%s"' % (fmt, path)
     failed = run(traces, FAILING, params, check=False)
-    if failed.returncode == 0:
-        vmtest.fail("reference=\"nope\" did not fail the run")
+    # 1: babeltrace2's error; valgrind's errors exit with 99, crashes < 0.
+    if failed.returncode != 1:
+        vmtest.fail("reference=\"nope\": exit status %d, not 1:\n%s" % (
+            failed.returncode, failed.stderr[-5000:]))
     if "`reference`" not in failed.stderr:
         vmtest.fail("the run failed for another reason:\n" + failed.stderr)
     if read(path) != OLD:
@@ -133,8 +135,9 @@ def check_cannot_create(traces, folder):
         proc = vmtest.babeltrace2(list(traces) + [
             "-c", "sink.vm.threads", "-p", 'format="csv",path="%s"' % path],
             check=False)
-        if proc.returncode == 0:
-            vmtest.fail("path=%s was accepted" % path)
+        if proc.returncode != 1:
+            vmtest.fail("path=%s: exit status %d, not 1 (an error):\n%s" % (
+                path, proc.returncode, proc.stderr[-5000:]))
         for word in ("`path`", path, "initialization"):
             if word not in proc.stderr:
                 vmtest.fail("error for path=%s does not say %s:\n%s" % (
