@@ -176,7 +176,7 @@ START_TEST(own_view_title)
 	ck_assert_ptr_eq(strstr(summary,
 		"Threads: time in each state (% of the thread's time)\n"), summary);
 	ck_assert_str_eq(threads + strlen("Threads"),
-		SUMMARY_THREADS_TABLE + strlen("Guest threads"));
+		&SUMMARY_THREADS_TABLE[strlen("Guest threads")]);
 	free(summary);
 	free(threads);
 }
