@@ -422,3 +422,8 @@ void vm_threads_finish(struct vm_threads *threads)
 	if (threads->exits)
 		vm_threads_exit_stats_foreach(threads->exits, report_exit_stat, threads);
 }
+
+bool vm_threads_host_seen(const struct vm_threads *threads)
+{
+	return threads->host_seen;
+}

@@ -70,4 +70,10 @@ bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int mach
 /* End of the input: ends what is open and reports what is left. */
 void vm_threads_finish(struct vm_threads *threads);
 
+/*
+ * Whether a host was seen (kvm events or vm:vcpu_state): else the thread
+ * intervals are each machine's own view.
+ */
+bool vm_threads_host_seen(const struct vm_threads *threads);
+
 #endif /* VM_THREADS_THREADS_H */

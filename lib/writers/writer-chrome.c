@@ -336,7 +336,6 @@ static void chrome_destroy(struct vm_writer *w)
 }
 
 static const struct vm_writer_ops chrome_ops = {
-	.accepts_every_kind = false,
 	.thread_interval = chrome_thread_interval,
 	.vcpu_interval = chrome_vcpu_interval,
 	.exit_stat = chrome_exit_stat,

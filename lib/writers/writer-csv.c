@@ -470,7 +470,6 @@ static void csv_destroy(struct vm_writer *w)
 }
 
 static const struct vm_writer_ops csv_ops = {
-	.accepts_every_kind = false,
 	.thread_interval = csv_thread_interval,
 	.vcpu_interval = csv_vcpu_interval,
 	.exit_stat = csv_exit_stat,

@@ -108,7 +108,6 @@ static void json_destroy(struct vm_writer *w)
 }
 
 static const struct vm_writer_ops json_ops = {
-	.accepts_every_kind = false,
 	.thread_interval = json_thread_interval,
 	.vcpu_interval = json_vcpu_interval,
 	.exit_stat = json_exit_stat,

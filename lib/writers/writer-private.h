@@ -8,10 +8,8 @@
 
 #include "writers/writer.h"
 
+/* writer.c passes on only the records the writer wants (vm_writer_wants()). */
 struct vm_writer_ops {
-	/* The text summary takes every record kind; the streamed formats only
-	 * those of their `what`, so writer.c filters before calling them. */
-	bool accepts_every_kind;
 	void (*thread_interval)(struct vm_writer *w, const struct vm_thread_interval *iv);
 	void (*vcpu_interval)(struct vm_writer *w, const struct vm_vcpu_interval *iv);
 	void (*exit_stat)(struct vm_writer *w, const struct vm_exit_stat *st);
@@ -25,6 +23,8 @@ struct vm_writer_ops {
 struct vm_writer {
 	const struct vm_writer_ops *ops;
 	enum vm_writer_what what;
+	bool every_kind;   /* the text summary: every kind, whatever `what` */
+	bool no_host;      /* see vm_writer_set_no_host() */
 	FILE *out;
 	bool finished;
 };
@@ -34,6 +34,7 @@ void vm_writer_init_base(struct vm_writer *w, const struct vm_writer_ops *ops,
 
 /* Constructors of the formats; each writes its header, if any, at once. */
 struct vm_writer *vm_writer_text_new(enum vm_writer_what what, FILE *out);
+struct vm_writer *vm_writer_text_summary_new(FILE *out);
 struct vm_writer *vm_writer_csv_new(enum vm_writer_what what, FILE *out);
 struct vm_writer *vm_writer_json_new(enum vm_writer_what what, FILE *out);
 struct vm_writer *vm_writer_chrome_new(enum vm_writer_what what, FILE *out);

@@ -1,8 +1,9 @@
 /*
- * Text format (the default): a summary, not a timeline. Intervals are
- * folded into per-thread and per-vCPU time totals and exit statistics into
- * per (machine, vCPU, reason) totals as they come; the tables are printed
- * at finish, sorted so that the same input always gives the same output.
+ * Text format (the default): a summary, not a timeline; every table, or
+ * the one of `what`. Intervals are folded into per-thread and per-vCPU
+ * time totals and exit statistics into per (machine, vCPU, reason) totals
+ * as they come; the tables are printed at finish, sorted so that the same
+ * input always gives the same output.
  */
 
 #include <glib.h>
@@ -392,6 +393,15 @@ static const struct time_table_layout threads_layout = {
 	.n_kinds = G_N_ELEMENTS(thread_states),
 };
 
+/* Without a host, each machine's own view: no thread is known as a guest's. */
+static const struct time_table_layout own_view_threads_layout = {
+	.title = "Threads: time in each state (% of the thread's time)",
+	.id_header = "tid",
+	.with_comm = true,
+	.kinds = thread_states,
+	.n_kinds = G_N_ELEMENTS(thread_states),
+};
+
 static const struct time_table_layout vcpus_layout = {
 	.title = "vCPUs: time in each mode (% of the vCPU's time)",
 	.id_header = "vcpu",
@@ -400,15 +410,22 @@ static const struct time_table_layout vcpus_layout = {
 	.n_kinds = G_N_ELEMENTS(vcpu_modes),
 };
 
+/* The tables of the summary, or the one of `what`, a blank line between. */
 static void text_finish(struct vm_writer *w)
 {
 	struct text_writer *tw = (struct text_writer *) w;
 
-	print_time_table(w->out, &threads_layout, tw->threads);
-	fputc('\n', w->out);
-	print_time_table(w->out, &vcpus_layout, tw->vcpus);
-	fputc('\n', w->out);
-	print_exit_table(w->out, tw->exits);
+	if (w->every_kind || w->what == VM_WRITER_THREADS)
+		print_time_table(w->out, w->no_host ? &own_view_threads_layout :
+			&threads_layout, tw->threads);
+	if (w->every_kind)
+		fputc('\n', w->out);
+	if (w->every_kind || w->what == VM_WRITER_VCPUS)
+		print_time_table(w->out, &vcpus_layout, tw->vcpus);
+	if (w->every_kind)
+		fputc('\n', w->out);
+	if (w->every_kind || w->what == VM_WRITER_EXITS)
+		print_exit_table(w->out, tw->exits);
 }
 
 static void text_destroy(struct vm_writer *w)
@@ -422,7 +439,6 @@ static void text_destroy(struct vm_writer *w)
 }
 
 static const struct vm_writer_ops text_ops = {
-	.accepts_every_kind = true,
 	.thread_interval = text_thread_interval,
 	.vcpu_interval = text_vcpu_interval,
 	.exit_stat = text_exit_stat,
@@ -442,4 +458,12 @@ struct vm_writer *vm_writer_text_new(enum vm_writer_what what, FILE *out)
 	tw->exits = g_hash_table_new_full(exit_key_hash, exit_key_equal,
 		NULL, exit_summary_free);
 	return &tw->base;
+}
+
+struct vm_writer *vm_writer_text_summary_new(FILE *out)
+{
+	struct vm_writer *w = vm_writer_text_new(VM_WRITER_THREADS, out);
+
+	w->every_kind = true;
+	return w;
 }

@@ -62,6 +62,8 @@ void vm_writer_init_base(struct vm_writer *w, const struct vm_writer_ops *ops,
 {
 	w->ops = ops;
 	w->what = what;
+	w->every_kind = false;
+	w->no_host = false;
 	w->out = out;
 	w->finished = false;
 }
@@ -85,9 +87,19 @@ struct vm_writer *vm_writer_create(enum vm_writer_format format,
 	return NULL;
 }
 
+struct vm_writer *vm_writer_create_summary(FILE *out)
+{
+	return out ? vm_writer_text_summary_new(out) : NULL;
+}
+
+void vm_writer_set_no_host(struct vm_writer *w, bool no_host)
+{
+	w->no_host = no_host;
+}
+
 bool vm_writer_wants(const struct vm_writer *w, enum vm_writer_what kind)
 {
-	return !w->finished && (w->ops->accepts_every_kind || w->what == kind);
+	return !w->finished && (w->every_kind || w->what == kind);
 }
 
 void vm_writer_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)

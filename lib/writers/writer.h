@@ -72,13 +72,25 @@ struct vm_exit_stat {
 struct vm_writer;
 
 /*
- * `out` stays owned by the caller. The text format accepts every kind of
- * record whatever `what` is and prints the threads table, then the per-vCPU
- * mode totals, then the top exit reasons; the other formats write only the
- * records of `what` and ignore the others.
+ * `out` stays owned by the caller. Every format writes only the records of
+ * `what` and ignores the others: the text format prints the table of
+ * `what` alone (threads, the per-vCPU mode totals or the top exit reasons).
  */
 struct vm_writer *vm_writer_create(enum vm_writer_format format,
 		enum vm_writer_what what, FILE *out);
+
+/*
+ * The text format's whole summary: it takes every kind of record and
+ * prints the threads table, then the per-vCPU mode totals, then the top
+ * exit reasons (sink.vm.threads' output when no `what` is given).
+ */
+struct vm_writer *vm_writer_create_summary(FILE *out);
+
+/*
+ * The input had no host: the threads are each machine's own view, not
+ * guest threads (the text format titles its table so). Before finish.
+ */
+void vm_writer_set_no_host(struct vm_writer *w, bool no_host);
 
 /*
  * Whether records of `kind` are still written: the caller may skip

@@ -127,4 +127,4 @@ const char correlate_help[] =
 	"                       for every machine but the reference, the inputs are\n"
 	"                       read once\n"
 	"\n"
-	"See the filter.vm.correlate(7) manual page.";
+	"Manual page: " VM_DOC_DIR "/filter.vm.correlate.7.md";

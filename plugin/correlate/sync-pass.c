@@ -131,21 +131,40 @@ static void take_result(struct machine_info *info, const struct vm_sync_result *
 	info->method = method;
 }
 
+/* The messages that parameter `sync` lets match, as the warnings name them. */
+static const char *sync_messages(enum correlate_sync_method method)
+{
+	switch (method) {
+	case CORRELATE_SYNC_VMSYNC:
+		return "vmsync";
+	case CORRELATE_SYNC_TCP:
+		return "TCP";
+	default:
+		return "vmsync or TCP";
+	}
+}
+
 static void warn_no_sync(struct correlate_iter *iter, struct machine *machine,
 		const struct machine *reference)
 {
+	enum correlate_sync_method method = iter->comp->params.sync;
+
 	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
 		return;
 	}
 
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s` has no synchronization pair with the reference `%s` "
-		"(sync=\"%s\": no vmsync or TCP message matched between them, "
+		"(sync=\"%s\": no %s message matched between them, "
 		"directly or through other machines): its times stay on its own "
-		"clock (vm_sync_quality `absent`). Trace the vmsync or TCP events "
-		"on both machines, or pass transforms={%s={slope=S,offset-ns=O}}.",
-		machine->name, reference->name,
-		correlate_sync_method_name(iter->comp->params.sync), machine->name);
+		"clock (vm_sync_quality `absent`). Trace the %s events "
+		"on both machines%s, or pass transforms={%s={slope=S,offset-ns=O}}.",
+		machine->name, reference->name, correlate_sync_method_name(method),
+		sync_messages(method), sync_messages(method),
+		method == CORRELATE_SYNC_AUTO ? "" :
+			method == CORRELATE_SYNC_VMSYNC ? " (or sync=\"auto\" to use "
+			"TCP messages too)" : " (or sync=\"auto\" to use vmsync "
+			"messages too)", machine->name);
 }
 
 /* Each machine's formula: vmsync when it reaches the reference, else TCP. */

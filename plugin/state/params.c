@@ -35,18 +35,25 @@ static bool parse_model(bt_self_component *self_comp, const bt_value *value,
 	return false;
 }
 
-/* A process id: a signed or unsigned integer, 0 to INT64_MAX. */
+/*
+ * Linux process ids are below pid_max, which is at most PID_MAX_LIMIT
+ * (4194304, include/linux/threads.h); 0 is the idle task, never a QEMU.
+ */
+#define VM_PID_MAX (INT64_C(4194304) - 1)
+#define VM_PID_RANGE "1 to 4194303"
+
+/* A process id: a signed or unsigned integer, 1 to VM_PID_MAX. */
 static bool pid_of_value(const bt_value *value, int64_t *pid)
 {
 	if (bt_value_is_signed_integer(value)) {
 		*pid = bt_value_integer_signed_get(value);
-		return *pid >= 0;
+		return *pid >= 1 && *pid <= VM_PID_MAX;
 	}
 	if (bt_value_is_unsigned_integer(value)) {
 		uint64_t unsigned_pid = bt_value_integer_unsigned_get(value);
 
-		*pid = (int64_t) unsigned_pid;
-		return unsigned_pid <= INT64_MAX;
+		*pid = (int64_t) MIN(unsigned_pid, (uint64_t) INT64_MAX);
+		return unsigned_pid >= 1 && unsigned_pid <= (uint64_t) VM_PID_MAX;
 	}
 	return false;
 }
@@ -66,8 +73,8 @@ static bt_value_map_foreach_entry_const_func_status add_vm_pid(
 	if (!pid_of_value(value, &pid)) {
 		ERROR_CAUSE(context->self_comp, "Parameter `vm-pids`: the value "
 			"of `%s` must be the process id of that guest's QEMU on "
-			"the host, a non-negative integer (e.g. `vm-pids={%s=1234}`).",
-			key, key);
+			"the host, an integer from " VM_PID_RANGE " (e.g. "
+			"`vm-pids={%s=1234}`).", key, key);
 		context->ok = false;
 		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 	}

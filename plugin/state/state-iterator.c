@@ -44,6 +44,8 @@ struct state_iterator {
 	/* Clock of the last timed input released: the vCPU stream ends there. */
 	struct event_clock input_end;
 	bool vm_pids_applied;
+	/* Whether vm-pids was checked against the host (once it is known). */
+	bool vm_pids_host_checked;
 	bool upstream_ended;
 	/* A tracker callback failed (error cause appended). */
 	bool failed;
@@ -209,6 +211,7 @@ static bool create_analysis(struct state_iterator *it)
 	it->cause.is_event = false;
 	it->input_end.clock_class = NULL;
 	it->vm_pids_applied = false;
+	it->vm_pids_host_checked = false;
 	it->upstream_ended = false;
 	it->failed = false;
 	return true;
@@ -325,6 +328,36 @@ static bool apply_vm_pids(struct state_iterator *it)
 	return true;
 }
 
+/*
+ * Parameter vm-pids gives the QEMU process of guests: naming the host is a
+ * mistake that would make the host one of its own VMs. Checked as soon as
+ * the model knows the host, which may be after vm-pids was applied.
+ */
+static bool check_vm_pids_host(struct state_iterator *it)
+{
+	int64_t host;
+	const char *name;
+	char *list;
+
+	if (it->vm_pids_host_checked ||
+			g_hash_table_size(it->component->params.vm_pids) == 0)
+		return true;
+	host = it->model->cls->host(it->model->data);
+	if (host == VM_MODEL_UNKNOWN)
+		return true;
+	it->vm_pids_host_checked = true;
+	name = machine_names_name(it->machines, (unsigned int) host);
+	if (!name || !g_hash_table_contains(it->component->params.vm_pids, name))
+		return true;
+	list = machine_names_list(it->machines);
+	ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: machine `%s` is the host (it "
+		"runs the VMs: its trace has their KVM events), not a guest; give "
+		"the process id of each guest's QEMU under the guest's name (the "
+		"machines are: %s).", name, list);
+	g_free(list);
+	return false;
+}
+
 static bool push_event(struct state_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
@@ -332,7 +365,7 @@ static bool push_event(struct state_iterator *it, const bt_message *msg)
 	struct input_cause cause;
 	bool decoded;
 
-	if (!it->vm_pids_applied && !apply_vm_pids(it))
+	if ((!it->vm_pids_applied && !apply_vm_pids(it)) || !check_vm_pids_host(it))
 		return false;
 	plain.machine = machine_of_stream(it,
 		bt_event_borrow_stream_const(event));
@@ -396,7 +429,8 @@ static bool end_of_input(struct state_iterator *it)
 	if (!it->vm_pids_applied && !apply_vm_pids(it))
 		return false;
 	vm_vcpu_tracker_flush(it->tracker);
-	if (it->failed)
+	/* The flush learns from the events held back: the host may be new. */
+	if (it->failed || !check_vm_pids_host(it))
 		return false;
 	return vcpu_stream_append_end(it->vcpu_stream, &it->output, &it->input_end);
 }

@@ -26,7 +26,7 @@
 	"  vm-pids={GUEST=PID,...}\n" \
 	"                  host process id of each guest's QEMU, for traces " \
 	"without vmsync events.\n\n" \
-	"See the filter.vm.state(7) manual page."
+	"Manual page: " VM_DOC_DIR "/filter.vm.state.7.md"
 
 bt_component_class_initialize_method_status state_initialize(
 		bt_self_component_filter *self_comp,

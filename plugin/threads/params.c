@@ -64,6 +64,7 @@ static bool parse_what(struct parse_context *ctx, const bt_value *value)
 	if (!vm_writer_what_from_string(s, &ctx->out->what))
 		return fail(ctx, "Unknown value \"%s\" of parameter `what`: expecting "
 			ACCEPTED_WHATS ".", s);
+	ctx->out->what_given = true;
 	return true;
 }
 
@@ -107,6 +108,7 @@ bool threads_params_parse(const bt_value *params, bt_self_component *self_comp,
 
 	out->format = VM_WRITER_TEXT;
 	out->what = VM_WRITER_THREADS;
+	out->what_given = false;
 	out->path = NULL;
 	if (params && bt_value_is_map(params))
 		bt_value_map_foreach_entry_const(params, parse_entry, &ctx);

@@ -11,6 +11,7 @@
 struct threads_params {
 	enum vm_writer_format format;
 	enum vm_writer_what what;
+	bool what_given;   /* else the text format prints every table */
 	char *path;   /* NULL: standard output */
 };
 

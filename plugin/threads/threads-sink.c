@@ -9,6 +9,7 @@
 #include "params.h"
 #include "threads-sink.h"
 #include "threads/threads.h"
+#include "writers/output-file.h"
 #include "writers/writer.h"
 
 #define THREADS_LOG(self_comp, level, ...) \
@@ -22,7 +23,9 @@ struct threads_sink {
 	struct machine_names *machines;
 	struct vm_threads *threads;
 	struct vm_writer *writer;
-	FILE *out;
+	/* Replaces `path` only once the output is complete (see finish()). */
+	struct vm_output_file *output;
+	FILE *out;                /* the stream of `output` */
 	bool warned_no_clock;
 	/* machine indexes already warned about discarded events */
 	GHashTable *warned_discarded;
@@ -68,10 +71,8 @@ static void sink_destroy(struct threads_sink *sink)
 		return;
 	bt_message_iterator_put_ref(sink->iterator);
 	vm_writer_destroy(sink->writer);
-	if (sink->out && sink->out != stdout)
-		fclose(sink->out);
-	else if (sink->out)
-		fflush(sink->out);
+	/* Not committed (a failed or interrupted run): `path` stays as it was. */
+	vm_output_file_close(sink->output);
 	vm_threads_destroy(sink->threads);
 	machine_names_destroy(sink->machines);
 	event_decoder_destroy(sink->decoder);
@@ -83,18 +84,18 @@ static void sink_destroy(struct threads_sink *sink)
 
 static bool open_output(struct threads_sink *sink)
 {
-	if (!sink->params.path) {
-		sink->out = stdout;
-		return true;
-	}
-	sink->out = fopen(sink->params.path, "w");
-	if (!sink->out) {
+	char *error = NULL;
+
+	sink->output = vm_output_file_open(sink->params.path, &error);
+	if (!sink->output) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
-			"Cannot open the output file given by parameter `path` (\"%s\"): %s. "
-			"Give a file name in a writable directory.", sink->params.path,
-			strerror(errno));
+			"Cannot create the output file given by parameter `path` (\"%s\") "
+			"or its temporary file next to it: %s. Give a file name in an "
+			"existing, writable directory.", sink->params.path, error);
+		g_free(error);
 		return false;
 	}
+	sink->out = vm_output_file_stream(sink->output);
 	return true;
 }
 
@@ -106,7 +107,12 @@ static bool create_analysis(struct threads_sink *sink)
 		.data = sink,
 	};
 
-	sink->writer = vm_writer_create(sink->params.format, sink->params.what, sink->out);
+	/* The text summary shows every table unless `what` picks one. */
+	if (sink->params.format == VM_WRITER_TEXT && !sink->params.what_given)
+		sink->writer = vm_writer_create_summary(sink->out);
+	else
+		sink->writer = vm_writer_create(sink->params.format, sink->params.what,
+			sink->out);
 	if (!sink->writer) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"Cannot create the writer of the format given by parameter `format`.");
@@ -305,9 +311,26 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 	vm_threads_feed(sink->threads, &ev);
 }
 
+/* The whole output is written: it replaces the file given by `path`. */
+static bool commit_output(struct threads_sink *sink)
+{
+	char *error = NULL;
+
+	if (vm_output_file_commit(sink->output, &error))
+		return true;
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+		"Cannot put the output in place of the file given by parameter `path` "
+		"(\"%s\"): %s. Check the free space and the permissions of its "
+		"directory.", sink->params.path ? sink->params.path : "(standard output)",
+		error);
+	g_free(error);
+	return false;
+}
+
 static bool finish(struct threads_sink *sink)
 {
 	vm_threads_finish(sink->threads);
+	vm_writer_set_no_host(sink->writer, !vm_threads_host_seen(sink->threads));
 	if (!vm_writer_finish(sink->writer) || fflush(sink->out) != 0) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"Cannot write the output%s%s%s: %s. Check the free space and the "
@@ -317,7 +340,7 @@ static bool finish(struct threads_sink *sink)
 			sink->params.path ? "\"" : "", strerror(errno));
 		return false;
 	}
-	return true;
+	return commit_output(sink);
 }
 
 bt_component_class_sink_consume_method_status threads_sink_consume(

@@ -14,19 +14,25 @@
 	"vcpu-blocked, runnable, blocked), the modes of vCPUs or KVM exit statistics."
 
 #define VM_THREADS_SINK_HELP \
-	"Put filter.vm.state (and filter.vm.correlate) before this sink.\n" \
+	"Writes, for each guest thread, the intervals of its real state: running,\n" \
+	"hypervisor (its vCPU handles a VM exit), preempted (its vCPU does not run\n" \
+	"on the host), vcpu-blocked, runnable, blocked. Put filter.vm.state (and\n" \
+	"filter.vm.correlate) before this sink.\n" \
 	"\n" \
 	"Parameters:\n" \
-	"  format=\"text\"|\"csv\"|\"json\"|\"chrome\"  output format (default text: a\n" \
-	"      per-thread summary table; json: one object a line with the CSV keys;\n" \
+	"  format=\"text\"|\"csv\"|\"json\"|\"chrome\"  output format (default text:\n" \
+	"      summary tables of threads, vCPU modes and top exits, or the one of\n" \
+	"      `what` when given; json: one object a line with the CSV keys;\n" \
 	"      chrome: trace-event JSON for Perfetto UI and chrome://tracing)\n" \
-	"  path=\"FILE\"   output file (default: standard output)\n" \
+	"  path=\"FILE\"   output file, replaced only once the run succeeds\n" \
+	"      (default: standard output)\n" \
 	"  what=\"threads\"|\"vcpus\"|\"exits\"  guest thread intervals (default), vCPU\n" \
 	"      mode intervals or per exit reason statistics\n" \
 	"\n" \
 	"Without a host trace (no kvm events, no vm:vcpu_state), every machine's\n" \
 	"threads are reported in their own view (running, runnable, blocked).\n" \
-	"See the vm plugin's doc/sink.vm.threads.7.md."
+	"\n" \
+	"Manual page: " VM_DOC_DIR "/sink.vm.threads.7.md"
 
 bt_component_class_initialize_method_status threads_sink_initialize(
 		bt_self_component_sink *self_comp,

@@ -1,8 +1,10 @@
 """`meson install` puts the plugin in babeltrace2's system plugin directory
 (<libdir of pkg-config babeltrace2>/babeltrace2/plugins), where babeltrace2
-finds it without --plugin-path, and installs none of the test plugins."""
+finds it without --plugin-path, and the manual pages that each component's
+help names, and installs none of the test plugins."""
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -24,13 +26,32 @@ try:
     for root, _, files in os.walk(destdir):
         installed += [os.path.join(root, f)[len(destdir):] for f in files]
     expected = os.path.join(plugin_dir, "babeltrace-plugin-vm.so")
-    if installed != [expected]:
-        vmtest.fail("installed %r, expected exactly [%r]" % (installed, expected))
+    docs = sorted(f for f in installed if f.endswith(".md"))
+    if sorted(installed) != sorted([expected] + docs):
+        vmtest.fail("installed %r, expected the plugin %r and manual pages only" % (
+            installed, expected))
     listed = vmtest.babeltrace2(["list-plugins"],
                                 plugin_paths=[destdir + plugin_dir]).stdout
     for cls in ("filter.vm.correlate", "filter.vm.state", "sink.vm.threads"):
         if "'%s':" % cls not in listed:
             vmtest.fail("installed plugin does not list %s:\n%s" % (cls, listed))
-    print("installed " + expected)
+        # The help names the component's installed manual page.
+        help_text = vmtest.babeltrace2(["help", cls],
+                                       plugin_paths=[destdir + plugin_dir]).stdout
+        pages = re.findall(r"Manual page: (\S+)", help_text)
+        if len(pages) != 1 or not pages[0].endswith("/%s.7.md" % cls):
+            vmtest.fail("help of %s names no manual page of its own:\n%s" % (
+                cls, help_text))
+        if pages[0] not in installed:
+            vmtest.fail("help of %s names %s, which is not installed (%r)" % (
+                cls, pages[0], installed))
+        with open(destdir + pages[0]) as f:
+            if not f.read().startswith("# %s(7)" % cls):
+                vmtest.fail("%s is not the manual page of %s" % (pages[0], cls))
+        source_paths = re.findall(r"(?<!share/)\bdoc/\S+", help_text)
+        if source_paths:
+            vmtest.fail("help of %s names a path of the source tree: %s" % (
+                cls, source_paths))
+    print("installed %s and %s" % (expected, ", ".join(docs)))
 finally:
     shutil.rmtree(destdir, ignore_errors=True)

@@ -18,6 +18,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import btlog  # noqa: E402
 import vmtest  # noqa: E402
 
 # Stub timestamps are clock cycles after this offset (1 GHz clock).
@@ -111,7 +112,7 @@ def check_one_qemu_kvm(scenario):
         if fields["pcpu"] != want_pcpu:
             vmtest.fail("%s: pcpu %r in mode %s at %d" % (scenario, fields["pcpu"],
                                                           fields["mode"], ts))
-    if "W " in proc.stderr:
+    if btlog.warnings(proc.stderr):
         vmtest.fail("%s: unexpected warnings:\n%s" % (scenario, proc.stderr))
     return events
 
@@ -261,7 +262,7 @@ cpus 1
 
 
 def warnings_of(stderr):
-    return [line for line in stderr.splitlines() if line.startswith("W ")]
+    return btlog.warnings(stderr)
 
 
 def check_guest_without_host():

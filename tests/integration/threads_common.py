@@ -5,6 +5,7 @@ import io
 import json
 import os
 
+import btlog
 import vmtest
 
 THREAD_KEYS = ["machine", "tid", "comm", "state", "begin_ns", "end_ns", "vcpu", "reason"]
@@ -79,8 +80,7 @@ def check_chrome(text):
 
 def warnings_of(stderr):
     """The warning lines babeltrace2 components printed."""
-    return [line for line in stderr.splitlines()
-            if line.startswith("W ") or " W " in line[:40]]
+    return btlog.warnings(stderr)
 
 
 def check_threads_tile(rows, last_ts=None):

@@ -54,6 +54,27 @@ START_TEST(percentages)
 }
 END_TEST
 
+/* Text output of `feed`: the whole summary (summary), else the table of `what`. */
+static char *text_of(bool summary, enum vm_writer_what what, bool no_host,
+		feed_records_fn feed)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct vm_writer *w;
+
+	ck_assert_ptr_nonnull(out);
+	w = summary ? vm_writer_create_summary(out) :
+		vm_writer_create(VM_WRITER_TEXT, what, out);
+	ck_assert_ptr_nonnull(w);
+	feed(w);
+	vm_writer_set_no_host(w, no_host);
+	ck_assert(vm_writer_finish(w));
+	vm_writer_destroy(w);
+	ck_assert_int_eq(fclose(out), 0);
+	return buf;
+}
+
 static void feed_summary(struct vm_writer *w)
 {
 	const struct vm_thread_interval worker_runs = {
@@ -97,31 +118,67 @@ static void feed_summary(struct vm_writer *w)
 	vm_writer_thread_interval(w, &other_vm);
 }
 
+#define SUMMARY_THREADS_TABLE \
+	"Guest threads: time in each state (% of the thread's time)\n" \
+	"  machine  tid  comm     running      %  hypervisor      %  preempted  %  vcpu-blocked  %  runnable       %  blocked       %     total\n" \
+	"  -------  ---  ------  --------  -----  ----------  -----  ---------  -  ------------  -  --------  ------  -------  ------  --------\n" \
+	"  a-vm     100  x              -      -           -      -          -  -             -  -     10 ns  100.0%        -       -     10 ns\n" \
+	"  guest1     7  k\xc3\xa4" "fer          -      -           -      -          -  -             -  -         -       -  1.500 s  100.0%   1.500 s\n" \
+	"  guest1    42  worker  3.000 ms  75.0%    1.000 ms  25.0%          -  -             -  -         -       -        -       -  4.000 ms\n"
+
+#define SUMMARY_VCPUS_TABLE \
+	"vCPUs: time in each mode (% of the vCPU's time)\n" \
+	"  machine  vcpu   guest      %  hypervisor  %  preempted  %  blocked      %     total\n" \
+	"  -------  ----  ------  -----  ----------  -  ---------  -  -------  -----  --------\n" \
+	"  guest1      0  750 ns  75.0%           -  -          -  -   250 ns  25.0%  1.000 us\n"
+
+#define SUMMARY_EXITS_TABLE \
+	"Top exit reasons by total time (3 of 3)\n" \
+	"  machine  vcpu  reason  name           count      total      mean       max\n" \
+	"  -------  ----  ------  -------------  -----  ---------  --------  --------\n" \
+	"  guest1      0      48  EPT_VIOLATION     10  25.000 us  2.500 us  9.000 us\n" \
+	"  guest1      0      12  HLT                3   1.000 us    333 ns    600 ns\n" \
+	"  guest1      1    1024  npf                1   1.000 us  1.000 us  1.000 us\n"
+
 START_TEST(summary_tables)
 {
-	/* `what` does not matter to the text summary. */
-	char *s = write_to_string(VM_WRITER_TEXT, VM_WRITER_EXITS, feed_summary);
+	char *s = text_of(true, VM_WRITER_THREADS, false, feed_summary);
 
-	assert_output_eq(s,
-		"Guest threads: time in each state (% of the thread's time)\n"
-		"  machine  tid  comm     running      %  hypervisor      %  preempted  %  vcpu-blocked  %  runnable       %  blocked       %     total\n"
-		"  -------  ---  ------  --------  -----  ----------  -----  ---------  -  ------------  -  --------  ------  -------  ------  --------\n"
-		"  a-vm     100  x              -      -           -      -          -  -             -  -     10 ns  100.0%        -       -     10 ns\n"
-		"  guest1     7  k\xc3\xa4" "fer          -      -           -      -          -  -             -  -         -       -  1.500 s  100.0%   1.500 s\n"
-		"  guest1    42  worker  3.000 ms  75.0%    1.000 ms  25.0%          -  -             -  -         -       -        -       -  4.000 ms\n"
-		"\n"
-		"vCPUs: time in each mode (% of the vCPU's time)\n"
-		"  machine  vcpu   guest      %  hypervisor  %  preempted  %  blocked      %     total\n"
-		"  -------  ----  ------  -----  ----------  -  ---------  -  -------  -----  --------\n"
-		"  guest1      0  750 ns  75.0%           -  -          -  -   250 ns  25.0%  1.000 us\n"
-		"\n"
-		"Top exit reasons by total time (3 of 3)\n"
-		"  machine  vcpu  reason  name           count      total      mean       max\n"
-		"  -------  ----  ------  -------------  -----  ---------  --------  --------\n"
-		"  guest1      0      48  EPT_VIOLATION     10  25.000 us  2.500 us  9.000 us\n"
-		"  guest1      0      12  HLT                3   1.000 us    333 ns    600 ns\n"
-		"  guest1      1    1024  npf                1   1.000 us  1.000 us  1.000 us\n");
+	assert_output_eq(s, SUMMARY_THREADS_TABLE "\n" SUMMARY_VCPUS_TABLE "\n"
+		SUMMARY_EXITS_TABLE);
 	free(s);
+}
+END_TEST
+
+/* With `what`, the table of `what` alone (SPEC: a per-thread summary table). */
+START_TEST(what_picks_one_table)
+{
+	char *threads = text_of(false, VM_WRITER_THREADS, false, feed_summary);
+	char *vcpus = text_of(false, VM_WRITER_VCPUS, false, feed_summary);
+	char *exits = text_of(false, VM_WRITER_EXITS, false, feed_summary);
+
+	assert_output_eq(threads, SUMMARY_THREADS_TABLE);
+	assert_output_eq(vcpus, SUMMARY_VCPUS_TABLE);
+	assert_output_eq(exits, SUMMARY_EXITS_TABLE);
+	free(threads);
+	free(vcpus);
+	free(exits);
+}
+END_TEST
+
+/* Without a host, the threads are no guest's: the title does not say so. */
+START_TEST(own_view_title)
+{
+	char *summary = text_of(true, VM_WRITER_THREADS, true, feed_summary);
+	char *threads = text_of(false, VM_WRITER_THREADS, true, feed_summary);
+
+	ck_assert_ptr_null(strstr(summary, "Guest"));
+	ck_assert_ptr_eq(strstr(summary,
+		"Threads: time in each state (% of the thread's time)\n"), summary);
+	ck_assert_str_eq(threads + strlen("Threads"),
+		&SUMMARY_THREADS_TABLE[strlen("Guest threads")]);
+	free(summary);
+	free(threads);
 }
 END_TEST
 
@@ -132,7 +189,7 @@ static void feed_nothing(struct vm_writer *w)
 
 START_TEST(empty_sections_say_so)
 {
-	char *s = write_to_string(VM_WRITER_TEXT, VM_WRITER_THREADS, feed_nothing);
+	char *s = text_of(true, VM_WRITER_THREADS, false, feed_nothing);
 
 	assert_output_eq(s,
 		"Guest threads: time in each state (% of the thread's time)\n"
@@ -203,7 +260,7 @@ START_TEST(full_disk_reported)
 	struct vm_writer *w;
 
 	ck_assert_ptr_nonnull(out);
-	w = vm_writer_create(VM_WRITER_TEXT, VM_WRITER_THREADS, out);
+	w = vm_writer_create_summary(out);
 	feed_summary(w);
 	ck_assert(!vm_writer_finish(w));
 	vm_writer_destroy(w);
@@ -221,6 +278,8 @@ int main(void)
 	tcase_add_test(units, durations_round_to_three_decimals);
 	tcase_add_test(units, percentages);
 	tcase_add_test(tables, summary_tables);
+	tcase_add_test(tables, what_picks_one_table);
+	tcase_add_test(tables, own_view_title);
 	tcase_add_test(tables, empty_sections_say_so);
 	tcase_add_test(tables, thread_named_by_latest_comm);
 	tcase_add_test(tables, control_chars_cannot_break_rows);
