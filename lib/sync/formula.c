@@ -23,38 +23,51 @@ struct vm_sync_formula vm_sync_formula_identity(void)
 
 /*
  * v rounded to the nearest integer, halves upward (floor(v + 1/2), so that
- * t + round(v) == round(t + v) for any integer t), saturated.
+ * t + round(v) == round(t + v) for any integer t). False when that integer
+ * is no int64_t: then *out is saturated (0 for a NaN).
  */
-static int64_t round_saturated(vm_sync_wide v)
+static bool round_checked(vm_sync_wide v, int64_t *out)
 {
 	int64_t whole;
 
-	if (v != v)
-		return 0;	/* NaN: from a degenerate formula, nothing sensible */
-	if (v >= TWO_POW_63 - (vm_sync_wide) 0.5)
-		return INT64_MAX;
-	if (v < -TWO_POW_63)
-		return INT64_MIN;
+	if (v != v) {
+		*out = 0;	/* NaN: from a degenerate formula, nothing sensible */
+		return false;
+	}
+	if (v >= TWO_POW_63 - (vm_sync_wide) 0.5) {
+		*out = INT64_MAX;
+		return false;
+	}
+	if (v < -TWO_POW_63 - (vm_sync_wide) 0.5) {
+		*out = INT64_MIN;
+		return false;
+	}
+	if (v < -TWO_POW_63) {
+		*out = INT64_MIN;	/* rounds up to -2^63 itself */
+		return true;
+	}
 	whole = (int64_t) v;	/* truncates toward zero */
 	if ((vm_sync_wide) whole > v)
 		whole--;	/* now floor(v) */
 	/* v - whole is exact: both are below 2^63 in magnitude. */
 	if (v - (vm_sync_wide) whole >= (vm_sync_wide) 0.5)
 		whole++;
-	return whole;
+	*out = whole;
+	return true;
 }
 
-static int64_t add_saturated(int64_t t, int64_t delta)
+/* t + delta; false (and *out saturated) when that is no int64_t. */
+static bool add_checked(int64_t t, int64_t delta, int64_t *out)
 {
-	if (delta > 0 && t > INT64_MAX - delta)
-		return INT64_MAX;
-	if (delta < 0 && t < INT64_MIN - delta)
-		return INT64_MIN;
-	return t + delta;
+	if (!__builtin_add_overflow(t, delta, out))
+		return true;
+	*out = delta > 0 ? INT64_MAX : INT64_MIN;
+	return false;
 }
 
 /* The wide (exact enough) evaluation, the reference for every fast path. */
-int64_t vm_sync_formula_apply_exact(const struct vm_sync_formula *formula, int64_t t)
+static bool apply_exact_checked(const struct vm_sync_formula *formula, int64_t t,
+		int64_t *result)
 {
 	/*
 	 * t + ((slope - 1) * t + offset): t stays an exact integer and only the
@@ -65,11 +78,22 @@ int64_t vm_sync_formula_apply_exact(const struct vm_sync_formula *formula, int64
 	vm_sync_wide slope = (vm_sync_wide) formula->slope;
 	vm_sync_wide offset = (vm_sync_wide) formula->offset_ns;
 	vm_sync_wide correction = (slope - 1) * (vm_sync_wide) t + offset;
+	int64_t rounded;
 
-	if (correction > -TWO_POW_63 && correction < TWO_POW_63)
-		return add_saturated(t, round_saturated(correction));
-	/* Far out of range: only saturation matters. */
-	return round_saturated(slope * (vm_sync_wide) t + offset);
+	if (correction > -TWO_POW_63 && correction < TWO_POW_63 - (vm_sync_wide) 0.5) {
+		round_checked(correction, &rounded);
+		return add_checked(t, rounded, result);
+	}
+	/* A huge correction: the direct map, still exact to 2^-50 of its terms. */
+	return round_checked(slope * (vm_sync_wide) t + offset, result);
+}
+
+int64_t vm_sync_formula_apply_exact(const struct vm_sync_formula *formula, int64_t t)
+{
+	int64_t result;
+
+	apply_exact_checked(formula, t, &result);
+	return result;
 }
 
 /*
@@ -126,15 +150,38 @@ static bool apply_long_double(const struct vm_sync_formula *formula, int64_t t,
 	return !__builtin_add_overflow(t, rounded, result);
 }
 
+bool vm_sync_formula_apply_checked(const struct vm_sync_formula *formula, int64_t t,
+		int64_t *result)
+{
+	if (formula->slope == 1.0L && formula->offset_ns == 0.0L) {
+		*result = t;
+		return true;
+	}
+	/* Its correction is below 2^62 and its sum did not overflow: it fits. */
+	if (long_double_is_extended() && apply_long_double(formula, t, result))
+		return true;
+	return apply_exact_checked(formula, t, result);
+}
+
 int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t)
 {
 	int64_t result;
 
-	if (formula->slope == 1.0L && formula->offset_ns == 0.0L)
-		return t;
-	if (long_double_is_extended() && apply_long_double(formula, t, &result))
-		return result;
-	return vm_sync_formula_apply_exact(formula, t);
+	vm_sync_formula_apply_checked(formula, t, &result);
+	return result;
+}
+
+bool vm_sync_formula_maps_span(const struct vm_sync_formula *formula,
+		int64_t first, int64_t last, int64_t low, int64_t high,
+		int64_t *mapped_first, int64_t *mapped_last)
+{
+	bool first_fits = vm_sync_formula_apply_checked(formula, first, mapped_first);
+	bool last_fits = vm_sync_formula_apply_checked(formula, last, mapped_last);
+
+	/* A linear map takes the ends of a span to the ends of its image. */
+	return first_fits && last_fits &&
+		*mapped_first >= low && *mapped_first <= high &&
+		*mapped_last >= low && *mapped_last <= high;
 }
 
 struct vm_sync_formula vm_sync_formula_compose(const struct vm_sync_formula *f,

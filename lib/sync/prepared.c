@@ -104,32 +104,42 @@ static bool fixed_correction(const struct vm_sync_prepared *prepared, int64_t t,
 	return *correction > -FIXED_LIMIT && *correction < FIXED_LIMIT;
 }
 
-int64_t vm_sync_prepared_apply(const struct vm_sync_prepared *prepared, int64_t t)
+bool vm_sync_prepared_apply_checked(const struct vm_sync_prepared *prepared, int64_t t,
+		int64_t *result)
 {
 	vm_sync_i128 correction;
 	uint64_t fraction;
 	int64_t rounded;
-	int64_t result;
 
 	if (prepared->identity) {
-		return t;
+		*result = t;
+		return true;
 	}
 
 	if (!prepared->fixed || !fixed_correction(prepared, t, &correction)) {
-		return vm_sync_formula_apply(&prepared->formula, t);
+		return vm_sync_formula_apply_checked(&prepared->formula, t, result);
 	}
 
 	/* Halves upward: floor(correction + 1/2), and how close that was. */
 	correction += FIXED_ONE / 2;
 	fraction = (uint64_t) (correction & (FIXED_ONE - 1));
 	if (fraction < FIXED_MARGIN || fraction > (uint64_t) FIXED_ONE - FIXED_MARGIN) {
-		return vm_sync_formula_apply_exact(&prepared->formula, t);
+		return vm_sync_formula_apply_checked(&prepared->formula, t, result);
 	}
 
 	rounded = (int64_t) (correction >> 32);
-	if (__builtin_add_overflow(t, rounded, &result)) {
-		return vm_sync_formula_apply_exact(&prepared->formula, t);
+	if (__builtin_add_overflow(t, rounded, result)) {
+		/* The exact evaluation tells whether it overflows, and saturates. */
+		return vm_sync_formula_apply_checked(&prepared->formula, t, result);
 	}
 
+	return true;
+}
+
+int64_t vm_sync_prepared_apply(const struct vm_sync_prepared *prepared, int64_t t)
+{
+	int64_t result;
+
+	vm_sync_prepared_apply_checked(prepared, t, &result);
 	return result;
 }

@@ -47,6 +47,23 @@ struct vm_sync_formula vm_sync_formula_identity(void);
 int64_t vm_sync_formula_apply(const struct vm_sync_formula *formula, int64_t t);
 
 /*
+ * The same map, false when its exact result is no int64_t (*result is then
+ * saturated, as vm_sync_formula_apply() gives it).
+ */
+bool vm_sync_formula_apply_checked(const struct vm_sync_formula *formula, int64_t t,
+		int64_t *result);
+
+/*
+ * Whether the formula maps every time of [first, last] into [low, high]
+ * without overflow. A linear map takes a span's ends to its image's ends,
+ * so the two ends decide; their images (saturated) are given back for
+ * messages.
+ */
+bool vm_sync_formula_maps_span(const struct vm_sync_formula *formula,
+		int64_t first, int64_t last, int64_t low, int64_t high,
+		int64_t *mapped_first, int64_t *mapped_last);
+
+/*
  * The same map always evaluated in 113-bit precision (emulated in software:
  * slow). vm_sync_formula_apply() gives the same result; tests hold it to it.
  */
@@ -71,6 +88,22 @@ void vm_sync_formula_prepare(const struct vm_sync_formula *formula,
 		struct vm_sync_prepared *prepared);
 
 int64_t vm_sync_prepared_apply(const struct vm_sync_prepared *prepared, int64_t t);
+
+/* The same, false on overflow, as vm_sync_formula_apply_checked(). */
+bool vm_sync_prepared_apply_checked(const struct vm_sync_prepared *prepared, int64_t t,
+		int64_t *result);
+
+/*
+ * A coefficient as decimal text with every digit it has (g_free() it):
+ * vm_sync_real_parse() gives the same long double back.
+ */
+char *vm_sync_real_text(long double value);
+
+/*
+ * A decimal (or C99 hexadecimal) real, the whole text, correctly rounded to
+ * a long double. False when the text is no such number, or out of range.
+ */
+bool vm_sync_real_parse(const char *text, long double *value);
 
 /* f(g(t)): first g, then f. */
 struct vm_sync_formula vm_sync_formula_compose(const struct vm_sync_formula *f,

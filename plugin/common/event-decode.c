@@ -495,8 +495,15 @@ static int64_t read_timestamp(const struct class_info *info,
 	if (clock)
 		clock->value = bt_clock_snapshot_get_value(snapshot);
 	if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
-			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		/*
+		 * An overflowing time is a missing one for the analysis; the
+		 * library's error cause must not stay, or the next API call of
+		 * this thread aborts.
+		 */
+		bt_current_thread_clear_error();
 		return VM_FIELD_MISSING;
+	}
 	return ns;
 }
 

@@ -5,28 +5,9 @@
  * skip the sync pass next time.
  */
 
-#include <float.h>
 #include <inttypes.h>
-#include <math.h>
 
 #include "correlate/iterator.h"
-
-/* Every digit a long double holds. */
-static char *real_text(long double value)
-{
-	return g_strdup_printf("%.*Lg", LDBL_DECIMAL_DIG, value);
-}
-
-static int64_t rounded_offset(long double offset_ns)
-{
-	long double rounded = roundl(offset_ns);
-
-	if (rounded >= (long double) INT64_MAX) {
-		return INT64_MAX;
-	}
-
-	return rounded <= (long double) INT64_MIN ? INT64_MIN : (int64_t) rounded;
-}
 
 static bool set_string(bt_trace *trace, const char *name, const char *value)
 {
@@ -52,9 +33,9 @@ bool correlate_trace_created(void *data,
 	}
 
 	info = correlate_machine_info(iter, machine);
-	slope = real_text(info->formula.slope);
-	offset = real_text(info->formula.offset_ns);
-	accuracy = real_text(info->accuracy);
+	slope = vm_sync_real_text(info->formula.slope);
+	offset = vm_sync_real_text(info->formula.offset_ns);
+	accuracy = vm_sync_real_text(info->accuracy);
 	ok = set_string(output_trace, "vm_machine",
 			machine->name ? machine->name : machine->hostname) &&
 		set_string(output_trace, "vm_role", info->role) &&
@@ -78,46 +59,45 @@ bool correlate_trace_created(void *data,
 }
 
 /*
- * `NAME={slope=S,offset-ns=O}`, as the `transforms` parameter takes it.
+ * `NAME={slope="S",offset-ns="O"}`, as the `transforms` parameter takes it.
  *
- * The parameter's slope is a double and its offset an integer: a slope
- * rounded to a double is off by up to 1e-16, which is 160 ns at Unix-epoch
- * nanoseconds. So the offset is fitted to the rounded slope at the middle of
- * the machine's time span, where the given formula then agrees with the
- * computed one to the nanosecond.
+ * Strings with every digit: a CLI real is a double, and a slope rounded to
+ * a double (or an offset to an integer) moves times by a nanosecond here
+ * and there at Unix-epoch nanoseconds. Parsed back, the strings give the
+ * computed formula bit for bit, and so the same times.
  */
 static char *transform_text(const struct machine *machine, const struct machine_info *info)
 {
-	double slope = (double) info->formula.slope;
-	long double offset = info->formula.offset_ns;
+	char *slope = vm_sync_real_text(info->formula.slope);
+	char *offset = vm_sync_real_text(info->formula.offset_ns);
+	char *text = g_strdup_printf("%s={slope=\"%s\",offset-ns=\"%s\"}",
+		machine->name, slope, offset);
 
-	if (info->has_span) {
-		int64_t middle = info->first_ns / 2 + info->last_ns / 2;
-		long double mapped = info->formula.slope * middle + info->formula.offset_ns;
-
-		offset = mapped - (long double) slope * middle;
-	}
-
-	return g_strdup_printf("%s={slope=%.17g,offset-ns=%" PRId64 "}",
-		machine->name, slope, rounded_offset(offset));
+	g_free(offset);
+	g_free(slope);
+	return text;
 }
 
 static void log_machine(struct correlate_iter *iter, struct machine *machine,
 		GString *all_transforms)
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
-	char *transform = transform_text(machine, info);
-	char *slope = real_text(info->formula.slope);
-	char *offset = real_text(info->formula.offset_ns);
-	char *accuracy = real_text(info->accuracy);
+	/* The reference takes no formula (setup.c): it is the time base. */
+	char *transform = info->is_reference ? NULL : transform_text(machine, info);
+	char *as_parameter = transform ?
+		g_strdup_printf("as a parameter: transforms={%s}", transform) :
+		g_strdup("the time base");
+	char *slope = vm_sync_real_text(info->formula.slope);
+	char *offset = vm_sync_real_text(info->formula.offset_ns);
+	char *accuracy = vm_sync_real_text(info->accuracy);
 
 	CORRELATE_LOGI(iter->log_level, iter->name,
 		"Machine `%s`: role %s%s, sync %s, quality %s, %" PRIu64 " matches, "
-		"accuracy %s, t_ref = %s * t + %s ns; as a parameter: transforms={%s}",
+		"accuracy %s, t_ref = %s * t + %s ns; %s",
 		machine->name, info->role, info->is_reference ? " (reference)" : "",
 		info->method, vm_sync_quality_name(info->quality), info->matches,
-		accuracy, slope, offset, transform);
-	if (!info->is_reference) {
+		accuracy, slope, offset, as_parameter);
+	if (transform) {
 		g_string_append_printf(all_transforms, "%s%s",
 			all_transforms->len ? "," : "", transform);
 	}
@@ -125,6 +105,7 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 	g_free(accuracy);
 	g_free(offset);
 	g_free(slope);
+	g_free(as_parameter);
 	g_free(transform);
 }
 

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "correlate/formula-range.h"
 #include "correlate/iterator.h"
 
 static struct upstream_bound *bound_at(struct correlate_iter *iter, guint index)
@@ -198,16 +199,6 @@ static struct machine *machine_of_message(struct correlate_iter *iter,
 	return NULL;
 }
 
-static void warn_overflow(struct correlate_iter *iter, struct machine *machine)
-{
-	if (machine_warn_once(machine, WARN_TIME_OVERFLOW)) {
-		CORRELATE_LOGW(iter->log_level, iter->name,
-			"A time of machine `%s` does not fit in signed 64-bit "
-			"nanoseconds from its clock's origin: such messages are placed "
-			"after the previous message of their stream.", machine->name);
-	}
-}
-
 /* Whether two long doubles have the same bits (their padding aside). */
 static bool same_bits(const long double *a, const long double *b)
 {
@@ -231,8 +222,11 @@ static const struct vm_sync_prepared *prepared_formula(struct machine_info *info
 	return &info->prepared;
 }
 
-/* The reorder entry of a message; updates what its upstream bound knows. */
-static void make_entry(struct correlate_iter *iter, guint upstream_index,
+/*
+ * The reorder entry of a message; updates what its upstream bound knows.
+ * False, with an error cause, when its time cannot be converted.
+ */
+static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 		const bt_message *msg, const struct msg_time *time, struct reorder_entry *entry)
 {
 	struct upstream_bound *bound = bound_at(iter, upstream_index);
@@ -254,8 +248,11 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 
 	if (clocked && time->has_time) {
 		entry->has_time = true;
-		entry->time = vm_sync_prepared_apply(prepared_formula(state ? state->info :
-			correlate_machine_info(iter, machine)), time->ns);
+		if (!correlate_convert_time(iter, machine, prepared_formula(state ? state->info :
+				correlate_machine_info(iter, machine)), time->ns, &entry->time)) {
+			return false;
+		}
+
 		bound->input_ns = time->ns;
 		bound->primed = true;
 		if (!bound->many_machines &&
@@ -273,11 +270,12 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 			state->has_last_time = true;
 		}
 
-		return;
+		return true;
 	}
 
 	if (clocked && time->overflows) {
-		warn_overflow(iter, machine);
+		correlate_overflow_error(iter, machine, time->value);
+		return false;
 	}
 
 	if (!clocked && !bound->primed && state) {
@@ -291,15 +289,21 @@ static void make_entry(struct correlate_iter *iter, guint upstream_index,
 	entry->time = state && state->has_last_time ? state->last_time :
 		bound->primed && bound->lower_bound != INT64_MAX ? bound->lower_bound :
 		INT64_MIN;
+	return true;
 }
 
-static void push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg,
+/* Into the reorder buffer, which then owns `msg`; false: the caller keeps it. */
+static bool push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg,
 		const struct msg_time *time)
 {
 	struct reorder_entry entry;
 
-	make_entry(iter, upstream_index, msg, time, &entry);
+	if (!make_entry(iter, upstream_index, msg, time, &entry)) {
+		return false;
+	}
+
 	reorder_push(iter->reorder, &entry);
+	return true;
 }
 
 /*
@@ -479,7 +483,12 @@ static bt_message_iterator_class_next_method_status settle_machines(
 		struct msg_time time;
 
 		msg_time_get(pending->msg, &time);
-		push(iter, pending->upstream, pending->msg, &time);
+		if (!push(iter, pending->upstream, pending->msg, &time)) {
+			/* The ones before are in the reorder buffer, the rest still pending. */
+			bt_message_put_ref(pending->msg);
+			g_array_remove_range(iter->pending, 0, i + 1);
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
 	}
 
 	g_array_set_size(iter->pending, 0);
@@ -544,6 +553,21 @@ static bool can_release(struct correlate_iter *iter)
 		(iter->limiting < 0 || reorder_peek(iter->reorder)->time < iter->bound);
 }
 
+/* A failed call returns no message: those already released are put. */
+static bt_message_iterator_class_next_method_status fail(
+		bt_message_iterator_class_next_method_status status,
+		bt_message_array_const msgs, uint64_t *count)
+{
+	uint64_t i;
+
+	for (i = 0; i < *count; i++) {
+		bt_message_put_ref(msgs[i]);
+	}
+
+	*count = 0;
+	return status;
+}
+
 bt_message_iterator_class_next_method_status correlate_merge_next(
 		struct correlate_iter *iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count)
@@ -571,7 +595,7 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		if (can_release(iter)) {
 			status = release(iter, msgs, count);
 			if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-				return status;
+				return fail(status, msgs, count);
 			}
 
 			continue;
@@ -584,14 +608,18 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		index = (guint) iter->limiting;
 		upstream_status = pull(iter, index, &msg, &time);
 		if (upstream_status == UPSTREAM_OK) {
-			push(iter, index, msg, &time);
+			if (!push(iter, index, msg, &time)) {
+				bt_message_put_ref(msg);
+				return fail(BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR,
+					msgs, count);
+			}
 		} else if (upstream_status == UPSTREAM_END) {
 			bound_at(iter, index)->ended = true;
 			iter->bound_valid = false;
 		} else if (upstream_status == UPSTREAM_AGAIN && *count > 0) {
 			break;
 		} else {
-			return status_of(iter, upstream_status, index);
+			return fail(status_of(iter, upstream_status, index), msgs, count);
 		}
 	}
 

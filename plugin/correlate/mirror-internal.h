@@ -104,8 +104,6 @@ struct mirror {
 		bool valid;
 		int64_t ref_ns;
 	} known;
-
-	bool warned_negative_time;
 };
 
 #define MIRROR_ERROR(_mirror, ...) \

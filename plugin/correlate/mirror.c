@@ -193,46 +193,54 @@ static bool snapshot_ns_from_origin(struct mirror *mirror,
 		return true;
 	}
 
+	if (!report) {
+		/* The caller only asks; the library's cause must not stay behind. */
+		bt_current_thread_clear_error();
+		return false;
+	}
+
+	MIRROR_ERROR(mirror,
+		"Clock snapshot value %" PRIu64 " of clock class `%s` "
+		"overflows a signed 64-bit count of nanoseconds from its "
+		"origin: the trace's clock offset or frequency is wrong; "
+		"fix its metadata or shift it with src.ctf.fs's "
+		"`clock-class-offset-s` parameter.",
+		bt_clock_snapshot_get_value(snapshot),
+		clock_class_name(bt_clock_snapshot_borrow_clock_class_const(snapshot)));
+	return false;
+}
+
+/*
+ * `ref_ns` as an output clock value. The output clock (Unix epoch origin,
+ * offset 0) holds 0 to INT64_MAX ns: anything else is refused, not clamped,
+ * since a clamped time would misplace the message without a word.
+ */
+static bool output_value(struct mirror *mirror, const bt_clock_snapshot *snapshot,
+		bool fits, int64_t ref_ns, bool report, uint64_t *value)
+{
+	int64_t ns_from_origin = 0;
+
+	if (fits && ref_ns >= 0) {
+		*value = (uint64_t) ref_ns;
+		return true;
+	}
+
 	if (report) {
+		snapshot_ns_from_origin(mirror, snapshot, false, &ns_from_origin);
 		MIRROR_ERROR(mirror,
-			"Clock snapshot value %" PRIu64 " of clock class `%s` "
-			"overflows a signed 64-bit count of nanoseconds from its "
-			"origin: the trace's clock offset or frequency is wrong; "
-			"fix its metadata or shift it with src.ctf.fs's "
-			"`clock-class-offset-s` parameter.",
-			bt_clock_snapshot_get_value(snapshot),
-			clock_class_name(bt_clock_snapshot_borrow_clock_class_const(
-				snapshot)));
+			"Time %" PRId64 " ns of clock class `%s` maps to %s%" PRId64
+			" ns with the formula of its machine, out of the output "
+			"clock's range (0 to %" PRId64 " ns from the Unix epoch): "
+			"that formula is wrong for this trace.",
+			ns_from_origin,
+			clock_class_name(bt_clock_snapshot_borrow_clock_class_const(snapshot)),
+			fits ? "" : "beyond ", ref_ns, INT64_MAX);
 	}
 
 	return false;
 }
 
-/* `ref_ns` as an output clock value: that clock has no negative values. */
-static uint64_t output_value(struct mirror *mirror, const bt_clock_class *clock_class,
-		const bt_clock_snapshot *snapshot, int64_t ref_ns)
-{
-	int64_t ns_from_origin = 0;
-
-	if (ref_ns >= 0) {
-		return (uint64_t) ref_ns;
-	}
-
-	/* The output clock (Unix epoch origin, offset 0) has no negative values. */
-	if (!mirror->warned_negative_time) {
-		bt_clock_snapshot_get_ns_from_origin(snapshot, &ns_from_origin);
-		MIRROR_WARN(mirror,
-			"Time %" PRId64 " ns of clock class `%s` maps to %" PRId64
-			" ns, before the Unix epoch, which the output clock cannot "
-			"represent: clamping such times to 0 (warned once).",
-			ns_from_origin, clock_class_name(clock_class), ref_ns);
-		mirror->warned_negative_time = true;
-	}
-
-	return 0;
-}
-
-/* The reference time of `ns_from_origin`, clamped to the output clock's range. */
+/* The reference time of `ns_from_origin` as an output clock value. */
 static bool apply_formula(struct mirror *mirror, const bt_clock_snapshot *snapshot,
 		const bt_clock_class *clock_class, int64_t ns_from_origin,
 		bool report, uint64_t *value)
@@ -240,6 +248,8 @@ static bool apply_formula(struct mirror *mirror, const bt_clock_snapshot *snapsh
 	bool found;
 	const struct vm_sync_formula *formula =
 		lookup_formula(mirror, clock_class, &found);
+	int64_t ref_ns;
+	bool fits;
 
 	if (!found) {
 		if (report) {
@@ -253,9 +263,8 @@ static bool apply_formula(struct mirror *mirror, const bt_clock_snapshot *snapsh
 		return false;
 	}
 
-	*value = output_value(mirror, clock_class, snapshot,
-		vm_sync_formula_apply(formula, ns_from_origin));
-	return true;
+	fits = vm_sync_formula_apply_checked(formula, ns_from_origin, &ref_ns);
+	return output_value(mirror, snapshot, fits, ref_ns, report, value);
 }
 
 bool mirror_convert_snapshot(struct mirror *mirror,
@@ -267,13 +276,11 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 	if (mirror->known.valid) {
 		/*
 		 * Converted by the caller with the same formula. On every event:
-		 * the clock class is only asked for when the warning needs it.
+		 * the clock class is only asked for when an error needs it.
 		 */
 		mirror->known.valid = false;
-		*value = mirror->known.ref_ns >= 0 ? (uint64_t) mirror->known.ref_ns :
-			output_value(mirror, bt_clock_snapshot_borrow_clock_class_const(snapshot),
-				snapshot, mirror->known.ref_ns);
-		return true;
+		return output_value(mirror, snapshot, true, mirror->known.ref_ns, report,
+			value);
 	}
 
 	clock_class = bt_clock_snapshot_borrow_clock_class_const(snapshot);

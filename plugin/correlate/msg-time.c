@@ -11,6 +11,14 @@ static void set_snapshot(struct msg_time *out, const bt_clock_snapshot *snapshot
 	out->has_time = bt_clock_snapshot_get_ns_from_origin(snapshot, &out->ns) ==
 		BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK;
 	out->overflows = !out->has_time;
+	if (out->overflows) {
+		/*
+		 * Expected, and told by `overflows`: whoever needs the time
+		 * reports it. The library's cause must not stay behind, or the
+		 * next API call would abort.
+		 */
+		bt_current_thread_clear_error();
+	}
 }
 
 static void stream_message_time(const bt_message *msg, struct msg_time *out,

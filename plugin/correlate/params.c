@@ -60,6 +60,17 @@ static bool parse_machine_name(char **out, const char *key, const bt_value *valu
 	return true;
 }
 
+/*
+ * A real given as a string: every digit kept. The suggestion the component
+ * logs is written so, because a CLI real is a double and the computed
+ * formula is not.
+ */
+static bool parse_real_string(const bt_value *value, long double *parsed)
+{
+	return bt_value_is_string(value) &&
+		vm_sync_real_parse(bt_value_string_get(value), parsed);
+}
+
 static bool parse_slope(long double *slope, const char *machine, const bt_value *value,
 		bt_self_component *self_comp)
 {
@@ -71,14 +82,15 @@ static bool parse_slope(long double *slope, const char *machine, const bt_value 
 		parsed = bt_value_integer_signed_get(value);
 	} else if (bt_value_is_unsigned_integer(value)) {
 		parsed = bt_value_integer_unsigned_get(value);
-	} else {
+	} else if (!parse_real_string(value, &parsed)) {
 		parsed = NAN;
 	}
 
 	if (!isfinite(parsed) || parsed <= 0) {
 		PARAM_ERROR(self_comp, "Invalid parameter `transforms`: `slope` of "
-			"machine `%s` must be a positive real number (an integer is "
-			"accepted too; default 1.0).", machine);
+			"machine `%s` must be a positive real number: a real, an "
+			"integer, or a string holding a decimal number with all its "
+			"digits (default 1.0).", machine);
 		return false;
 	}
 
@@ -86,9 +98,14 @@ static bool parse_slope(long double *slope, const char *machine, const bt_value 
 	return true;
 }
 
+/* 2^63, exact in a long double. */
+#define OFFSET_LIMIT 9223372036854775808.0L
+
 static bool parse_offset(long double *offset_ns, const char *machine,
 		const bt_value *value, bt_self_component *self_comp)
 {
+	long double parsed;
+
 	if (bt_value_is_signed_integer(value)) {
 		*offset_ns = bt_value_integer_signed_get(value);
 		return true;
@@ -100,9 +117,17 @@ static bool parse_offset(long double *offset_ns, const char *machine,
 		return true;
 	}
 
+	if (parse_real_string(value, &parsed) && parsed >= -OFFSET_LIMIT &&
+			parsed < OFFSET_LIMIT) {
+		*offset_ns = parsed;
+		return true;
+	}
+
 	PARAM_ERROR(self_comp, "Invalid parameter `transforms`: `offset-ns` of "
-		"machine `%s` must be an integer number of nanoseconds between "
-		"%" PRId64 " and %" PRId64 " (default 0).", machine, INT64_MIN, INT64_MAX);
+		"machine `%s` must be a number of nanoseconds between "
+		"%" PRId64 " and %" PRId64 ": an integer, or a string holding a "
+		"decimal number with all its digits (default 0).",
+		machine, INT64_MIN, INT64_MAX);
 	return false;
 }
 
@@ -128,7 +153,8 @@ static bt_value_map_foreach_entry_const_func_status parse_formula_entry(
 	} else {
 		PARAM_ERROR(parse->self_comp, "Invalid parameter `transforms`: unknown "
 			"key `%s` for machine `%s`; accepted keys are `slope` (real) "
-			"and `offset-ns` (integer).", key, parse->machine);
+			"and `offset-ns` (integer), each also as a string of a decimal "
+			"number.", key, parse->machine);
 		parse->ok = false;
 	}
 

@@ -126,6 +126,32 @@ static void set_roles(struct correlate_iter *iter, struct machine *host,
 	}
 }
 
+/*
+ * The reference is the time base: a formula for it would move it alone,
+ * away from every machine mapped onto it. Only the identity is accepted.
+ */
+static bool check_reference_transform(struct correlate_iter *iter,
+		const struct machine *reference)
+{
+	const struct vm_sync_formula *given = reference ?
+		g_hash_table_lookup(iter->comp->params.transforms, reference->name) : NULL;
+
+	if (!given || (given->slope == 1.0L && given->offset_ns == 0.0L)) {
+		return true;
+	}
+
+	ITER_ERROR(iter, "Invalid parameter `transforms`: machine `%s` is the "
+		"reference (%s), the time base that every other machine is mapped "
+		"to, so it takes no formula: one would move it alone and break the "
+		"timeline. To put the timeline on another machine's clock, pass "
+		"`reference=\"OTHER\"` (then `%s` may have a formula); otherwise "
+		"drop `%s` from `transforms`.", reference->name,
+		iter->comp->params.reference ? "parameter `reference`" :
+			"by default: the host, else the smallest machine name",
+		reference->name, reference->name);
+	return false;
+}
+
 /* Applies `transforms` and marks every other machine as unsynchronized. */
 static void apply_transforms(struct correlate_iter *iter)
 {
@@ -182,6 +208,10 @@ bool correlate_finalize_machines(struct correlate_iter *iter)
 		machine_table_find_by_name(iter->machines, iter->comp->params.reference) :
 		host ? host : smallest_name(iter);
 	set_roles(iter, host, reference);
+	if (!check_reference_transform(iter, reference)) {
+		return false;
+	}
+
 	apply_transforms(iter);
 	iter->machines_final = true;
 	return true;

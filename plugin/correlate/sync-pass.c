@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "correlate/formula-range.h"
 #include "correlate/iterator.h"
 
 static int compare_keys(const struct vm_sync_key *a, const struct vm_sync_key *b)
@@ -546,6 +547,9 @@ bt_message_iterator_class_next_method_status correlate_sync_pass(
 		solve(iter);
 		correlate_log_summary(iter);
 		correlate_sync_pass_reset(iter);
+		if (!correlate_check_formula_spans(iter)) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
 	}
 
 	if (!correlate_seek_upstreams(iter)) {

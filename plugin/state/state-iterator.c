@@ -203,8 +203,11 @@ static bool create_analysis(struct state_iterator *it)
 
 	it->model = vm_model_create(it->component->params.model);
 	it->tracker = vm_vcpu_tracker_create(it->model, NULL, &callbacks, it);
-	if (!it->tracker)
+	if (!it->tracker) {
+		ITER_ERROR_CAUSE(it, "Cannot create the vCPU mode analysis (model "
+			"of parameter `model`).");
 		return false;
+	}
 	for (machine = 0; machine < machine_names_count(it->machines); machine++)
 		vm_vcpu_tracker_add_machine(it->tracker, machine);
 	it->cause_msg = NULL;

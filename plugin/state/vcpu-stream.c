@@ -1,3 +1,4 @@
+#include <inttypes.h>
 #include <string.h>
 
 #include "state/vcpu-stream.h"
@@ -55,17 +56,23 @@ struct vcpu_stream *vcpu_stream_create(bt_self_message_iterator *self_msg_iter)
 	return stream;
 }
 
+/* Drops the trace IR (none is left half made: it is made again, whole). */
+static void put_ir(struct vcpu_stream *stream)
+{
+	BT_PACKET_PUT_REF_AND_RESET(stream->packet);
+	BT_STREAM_PUT_REF_AND_RESET(stream->stream);
+	BT_TRACE_PUT_REF_AND_RESET(stream->trace);
+	BT_EVENT_CLASS_PUT_REF_AND_RESET(stream->event_class);
+	BT_STREAM_CLASS_PUT_REF_AND_RESET(stream->stream_class);
+	BT_TRACE_CLASS_PUT_REF_AND_RESET(stream->trace_class);
+	BT_CLOCK_CLASS_PUT_REF_AND_RESET(stream->clock_class);
+}
+
 void vcpu_stream_destroy(struct vcpu_stream *stream)
 {
 	if (!stream)
 		return;
-	bt_packet_put_ref(stream->packet);
-	bt_stream_put_ref(stream->stream);
-	bt_trace_put_ref(stream->trace);
-	bt_event_class_put_ref(stream->event_class);
-	bt_stream_class_put_ref(stream->stream_class);
-	bt_trace_class_put_ref(stream->trace_class);
-	bt_clock_class_put_ref(stream->clock_class);
+	put_ir(stream);
 	g_free(stream);
 }
 
@@ -174,6 +181,7 @@ static bool create_ir(struct vcpu_stream *stream, const bt_message *cause,
 	return true;
 
 error:
+	put_ir(stream);
 	ERROR_CAUSE(stream, "Cannot create the trace IR of the vm:vcpu_state "
 		"events (out of memory?).");
 	return false;
@@ -211,22 +219,34 @@ static bool begin(struct vcpu_stream *stream, struct msg_ring *out, uint64_t val
 
 /*
  * The value, in cycles of our clock, of `ns` from the origin: used only
- * when a change comes from an event of another clock class.
+ * when a change comes from an event of another clock class. False, with an
+ * error cause, when our clock cannot hold it: a clamped time would put the
+ * event out of order.
  */
-static uint64_t cycles_of_ns(const bt_clock_class *clock_class, int64_t ns)
+static bool cycles_of_ns(const struct vcpu_stream *stream, int64_t ns, uint64_t *cycles)
 {
+	const bt_clock_class *clock_class = stream->clock_class;
 	int64_t offset_s;
 	uint64_t offset_cycles;
 	uint64_t frequency = bt_clock_class_get_frequency(clock_class);
-	__int128 origin_ns, delta;
+	__int128 origin_ns, delta, value;
 
 	bt_clock_class_get_offset(clock_class, &offset_s, &offset_cycles);
 	origin_ns = (__int128) offset_s * 1000000000 +
 		(__int128) offset_cycles * 1000000000 / frequency;
 	delta = (__int128) ns - origin_ns;
-	if (delta < 0)
-		return 0;
-	return (uint64_t) (delta * frequency / 1000000000);
+	value = delta * frequency / 1000000000;
+	if (delta >= 0 && value <= (__int128) UINT64_MAX) {
+		*cycles = (uint64_t) value;
+		return true;
+	}
+
+	ERROR_CAUSE(stream, "A vCPU mode change at %" PRId64 " ns from origin "
+		"cannot be placed on the clock of the vm:vcpu_state stream (the "
+		"host's first clock, which does not reach that time): the host's "
+		"traces have clocks too far apart; put filter.vm.correlate before "
+		"filter.vm.state, which gives every trace one clock.", ns);
+	return false;
 }
 
 static uint64_t length_of(struct text_length *cached, const char *text)
@@ -297,8 +317,8 @@ bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 {
 	if (!stream->trace_class && !create_ir(stream, cause, clock_class))
 		return false;
-	if (clock_class != stream->clock_class)
-		value = cycles_of_ns(stream->clock_class, change->ts);
+	if (clock_class != stream->clock_class && !cycles_of_ns(stream, change->ts, &value))
+		return false;
 	if (!stream->begun && !begin(stream, out, value))
 		return false;
 	stream->last_value = value;
@@ -322,10 +342,14 @@ static uint64_t end_value(const struct vcpu_stream *stream,
 			bt_clock_class_cycles_to_ns_from_origin(input_end->clock_class,
 				input_end->value, &ns) ==
 			BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK) {
-		uint64_t converted = cycles_of_ns(stream->clock_class, ns);
+		uint64_t converted;
 
-		if (converted > value)
+		if (!cycles_of_ns(stream, ns, &converted)) {
+			/* Optional: the packet then ends at the last event. */
+			bt_current_thread_clear_error();
+		} else if (converted > value) {
 			value = converted;
+		}
 	} else if (input_end->clock_class) {
 		/* No time in ns (the library said why): the last event's does. */
 		bt_current_thread_clear_error();

@@ -193,14 +193,21 @@ threads_sink_graph_is_configured(bt_self_component_sink *self_comp_sink)
 	}
 }
 
-/* Timestamp of an event the decoder does not use; false when it has none. */
+/*
+ * Timestamp of an event the decoder does not use; false when it has none,
+ * or one that overflows 64-bit ns from origin.
+ */
 static bool event_time(const bt_message *msg, int64_t *ts)
 {
 	if (!bt_message_event_borrow_stream_class_default_clock_class_const(msg))
 		return false;
-	return bt_clock_snapshot_get_ns_from_origin(
-		bt_message_event_borrow_default_clock_snapshot_const(msg), ts) ==
-		BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK;
+	if (bt_clock_snapshot_get_ns_from_origin(
+			bt_message_event_borrow_default_clock_snapshot_const(msg), ts) ==
+			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		return true;
+	/* Warned about as a missing time: the library's cause must not stay. */
+	bt_current_thread_clear_error();
+	return false;
 }
 
 /* What filter.vm.correlate's `vm_role` says, in the analysis' terms. */
@@ -262,7 +269,8 @@ static void warn_no_clock(struct threads_sink *sink)
 {
 	if (!sink->warned_no_clock)
 		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
-			"Events without a default clock snapshot are ignored: the "
+			"Events without a usable time (no default clock snapshot, or "
+			"one that overflows 64-bit ns from origin) are ignored: the "
 			"analysis needs their time.");
 	sink->warned_no_clock = true;
 }

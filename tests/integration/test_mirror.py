@@ -205,16 +205,17 @@ def in_causes(text, stderr):
 
 
 def check_negative_times():
-    """Times before the Unix epoch are clamped to 0, with one warning."""
-    proc = mirror_run(["offset-ns=-1800000000000000000"])
-    times = times_ns(proc.stdout.splitlines())
-    if not times or any(t != 0 for t in times):
-        vmtest.fail("times before the epoch are not clamped to 0: %r" % times[:20])
-    warnings = proc.stderr.count("clamping such times to 0")
-    if warnings != 1:
-        vmtest.fail("expected one clamping warning, got %d:\n%s" % (
-            warnings, proc.stderr[-3000:]))
-    print("negative times: %d clamped, one warning" % len(times))
+    """Times before the Unix epoch cannot be written on the output clock: the
+    graph fails with a cause that says so, nothing is clamped."""
+    proc = mirror_run(["offset-ns=-1800000000000000000"], check=False)
+    if proc.returncode != 1:
+        vmtest.fail("times before the epoch: exit status %d, expected 1:\n%s"
+                    % (proc.returncode, proc.stderr[-5000:]))
+    if not in_causes("out of the output clock's range", proc.stderr):
+        vmtest.fail("no error cause about the range:\n" + proc.stderr[-5000:])
+    if times_ns(proc.stdout.splitlines()):
+        vmtest.fail("times before the epoch were written: %r" % proc.stdout[:2000])
+    print("negative times: refused with an error cause")
 
 
 def check_unknown_clock():

@@ -1,0 +1,141 @@
+/*
+ * Formulas that map a machine's times out of the output clock's range:
+ * see formula-range.h.
+ */
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "correlate/formula-range.h"
+
+/* "t_ref = S * t + O ns" with every digit (g_free it). */
+static char *formula_text(const struct vm_sync_formula *formula)
+{
+	char *slope = vm_sync_real_text(formula->slope);
+	char *offset = vm_sync_real_text(formula->offset_ns);
+	char *text = g_strdup_printf("t_ref = %s * t + %s ns", slope, offset);
+
+	g_free(offset);
+	g_free(slope);
+	return text;
+}
+
+/* Where the formula comes from, and what the user can change. */
+static char *what_to_do(const struct machine *machine, const struct machine_info *info)
+{
+	if (strcmp(info->method, "transforms") == 0) {
+		return g_strdup_printf("Check the formula given for `%s` in parameter "
+			"`transforms` (a slope is a ratio of clock rates, close to "
+			"1; an offset is in ns).", machine->name);
+	}
+
+	if (info->is_reference) {
+		return g_strdup_printf("The reference `%s` keeps its own clock: pass "
+			"`reference=\"OTHER\"` with parameter `transforms` giving `%s` "
+			"an offset, or shift its clock with src.ctf.fs's "
+			"`clock-class-offset-s` parameter.", machine->name, machine->name);
+	}
+
+	if (strcmp(info->method, "none") == 0) {
+		return g_strdup_printf("Machine `%s` keeps its own clock: give it a "
+			"formula with parameter `transforms`, e.g. "
+			"transforms={%s={slope=1.0,offset-ns=O}}.", machine->name,
+			machine->name);
+	}
+
+	return g_strdup_printf("The synchronization (sync method `%s`, quality "
+		"`%s`, %" PRIu64 " matches) is wrong for machine `%s`: give it a "
+		"formula of your own with parameter `transforms`, e.g. "
+		"transforms={%s={slope=1.0,offset-ns=O}}, or choose another method "
+		"with parameter `sync` (`sync=\"none\"` keeps its own clock).",
+		info->method, vm_sync_quality_name(info->quality), info->matches,
+		machine->name, machine->name);
+}
+
+/* The map of t, unrounded: what it is, even where it does not fit. */
+static long double mapped_value(const struct vm_sync_formula *formula, int64_t t)
+{
+	return formula->slope * (long double) t + formula->offset_ns;
+}
+
+static void range_error(struct correlate_iter *iter, struct machine *machine,
+		const char *times)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	char *formula = formula_text(&info->formula);
+	char *advice = what_to_do(machine, info);
+
+	ITER_ERROR(iter, "The formula of machine `%s` (%s, from %s) maps %s, out of "
+		"the output clock's range (%" PRId64 " to %" PRId64 " ns from the "
+		"Unix epoch): such times cannot be written, and are not clamped. %s",
+		machine->name, formula,
+		info->is_reference ? "the reference itself" :
+		strcmp(info->method, "transforms") == 0 ? "parameter `transforms`" :
+		strcmp(info->method, "none") == 0 ? "no synchronization" :
+		"the synchronization", times, CORRELATE_OUTPUT_MIN_NS,
+		CORRELATE_OUTPUT_MAX_NS, advice);
+	g_free(advice);
+	g_free(formula);
+}
+
+static bool check_span(struct correlate_iter *iter, struct machine *machine)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	int64_t mapped_first, mapped_last;
+	char *times;
+
+	if (!machine->has_clock || !info->has_span ||
+			vm_sync_formula_maps_span(&info->formula, info->first_ns,
+				info->last_ns, CORRELATE_OUTPUT_MIN_NS,
+				CORRELATE_OUTPUT_MAX_NS, &mapped_first, &mapped_last)) {
+		return true;
+	}
+
+	times = g_strdup_printf("its times, %" PRId64 " to %" PRId64 " ns from its "
+		"clock's origin, to %.12Lg to %.12Lg ns", info->first_ns, info->last_ns,
+		mapped_value(&info->formula, info->first_ns),
+		mapped_value(&info->formula, info->last_ns));
+	range_error(iter, machine, times);
+	g_free(times);
+	return false;
+}
+
+bool correlate_check_formula_spans(struct correlate_iter *iter)
+{
+	unsigned int i;
+
+	for (i = 0; i < machine_table_count(iter->machines); i++) {
+		if (!check_span(iter, machine_table_at(iter->machines, i))) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
+bool correlate_convert_time(struct correlate_iter *iter, struct machine *machine,
+		const struct vm_sync_prepared *prepared, int64_t ns, int64_t *converted)
+{
+	char *times;
+
+	if (vm_sync_prepared_apply_checked(prepared, ns, converted) &&
+			*converted >= CORRELATE_OUTPUT_MIN_NS) {
+		return true;
+	}
+
+	times = g_strdup_printf("its time %" PRId64 " ns from its clock's origin "
+		"to %.12Lg ns", ns, mapped_value(&prepared->formula, ns));
+	range_error(iter, machine, times);
+	g_free(times);
+	return false;
+}
+
+void correlate_overflow_error(struct correlate_iter *iter, const struct machine *machine,
+		uint64_t clock_value)
+{
+	ITER_ERROR(iter, "A time of machine `%s` (clock value %" PRIu64 ") does not "
+		"fit in signed 64-bit nanoseconds from its clock's origin: the "
+		"trace's clock offset or frequency is wrong. Fix its metadata, or "
+		"shift it with src.ctf.fs's `clock-class-offset-s` parameter.",
+		machine->name ? machine->name : machine->hostname, clock_value);
+}

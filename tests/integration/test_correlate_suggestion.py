@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""The `transforms` that filter.vm.correlate suggests reproduce its output to
+the nanosecond.
+
+A run with the sync pass logs, at INFO level, the parameters that skip it;
+passed back (one pass), they must give every event the very same time: the
+suggestion carries every digit of the computed formula. Checked on a
+generated workload (vm-workload: a host and guests with drifting clocks,
+synchronized by vmsync) and on tc-synctraces (TCP; skipped without
+../shared), both in the run form (each trace straight into correlate).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmtest  # noqa: E402
+import correlate_check as cc  # noqa: E402
+
+
+def event_times(text):
+    """The time of every event message, in output order."""
+    result = []
+    for line in text.splitlines():
+        found = cc.times(line)
+        if found and "Event `" in line:
+            result.append(found[0][1])
+    return result
+
+
+def check_fed_back(traces, what, params=""):
+    """Runs with the sync pass, then with its suggestion; compares times."""
+    first = cc.run(["--log-level=INFO"] + cc.direct_args(
+        traces, params, sink_params=cc.DETAILS_COMPACT), what + ", sync pass")
+    suggested = cc.suggested_params(first.stderr)
+    if not suggested:
+        vmtest.fail("%s: no suggested parameters:\n%s" % (what, first.stderr[-3000:]))
+    again = cc.run(["--log-level=INFO"] + cc.direct_args(
+        traces, 'sync="none",' + suggested, sink_params=cc.DETAILS_COMPACT),
+        what + ", suggested transforms")
+    if "sync transforms" not in again.stderr:
+        vmtest.fail("%s: the suggestion was not used:\n%s" % (what, again.stderr[-3000:]))
+    before = event_times(first.stdout)
+    after = event_times(again.stdout)
+    if not before or len(before) != len(after):
+        vmtest.fail("%s: %d events, then %d" % (what, len(before), len(after)))
+    moved = sum(1 for a, b in zip(before, after) if a != b)
+    if moved:
+        worst = max(abs(a - b) for a, b in zip(before, after))
+        vmtest.fail("%s: the suggestion %s moves %d of %d events (by up to %d ns)"
+                    % (what, suggested, moved, len(before), worst))
+    print("%s: %d events at the same ns with %s" % (what, len(before), suggested))
+
+
+def workload_traces():
+    if not os.path.exists(vmtest.WORKLOAD):
+        vmtest.skip("vm-workload is not built")
+    out = os.path.join(vmtest.WORK_DIR, "correlate-suggestion")
+    shutil.rmtree(out, ignore_errors=True)
+    subprocess.run([vmtest.WORKLOAD, "--out", out, "--seed", "11", "--events", "30000"],
+                   check=True, stdout=subprocess.DEVNULL)
+    return [vmtest.stub_to_ctf(os.path.join(out, name),
+                               os.path.join(out, name[:-5] + "-ctf"))
+            for name in sorted(os.listdir(out)) if name.endswith(".stub")]
+
+
+def main():
+    check_fed_back(workload_traces(), "workload")
+    if vmtest.shared_dir() is None:
+        print("../shared is not present: tc-synctraces not checked")
+    else:
+        base = vmtest.shared_path("traces", "tc-synctraces")
+        check_fed_back([os.path.join(base, "scp_src"), os.path.join(base, "scp_dest")],
+                       "tc-synctraces")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
