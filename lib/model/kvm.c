@@ -4,6 +4,7 @@
 #include "model/int64-key.h"
 #include "model/processes.h"
 #include "model/machine-set.h"
+#include "model/host-rule.h"
 
 /* Slots of the model's direct-mapped thread caches. */
 #define KVM_CACHE_SIZE 64
@@ -14,8 +15,19 @@ struct kvm_cache_entry {
 	void *value;  /* NULL: empty slot */
 };
 
+/* What the host rule knows of one machine. */
+struct host_evidence {
+	uint64_t entries;  /* kvm entries learnt */
+	uint64_t exits;    /* kvm exits learnt */
+	bool never_host;   /* a guest by set_role() */
+};
+
 struct kvm_model {
 	int64_t host;
+	/* The host was given by set_role(): the evidence no longer counts. */
+	bool host_given;
+	/* struct host_evidence by machine index. */
+	GArray *evidence;
 	/* Known machines (learn() adds that of every event). */
 	struct vm_machine_set machines;
 	struct vm_processes *processes;
@@ -74,6 +86,7 @@ static void *kvm_create(void)
 	struct kvm_model *kvm = g_new0(struct kvm_model, 1);
 
 	kvm->host = VM_MODEL_UNKNOWN;
+	kvm->evidence = g_array_new(FALSE, TRUE, sizeof(struct host_evidence));
 	vm_machine_set_init(&kvm->machines);
 	kvm->processes = vm_processes_create();
 	kvm->vcpu_threads = vm_int64_table_new(g_free);
@@ -90,6 +103,7 @@ static void kvm_destroy(void *data)
 
 	if (!kvm)
 		return;
+	g_array_free(kvm->evidence, TRUE);
 	vm_machine_set_fini(&kvm->machines);
 	vm_processes_destroy(kvm->processes);
 	g_hash_table_destroy(kvm->vcpu_threads);
@@ -175,6 +189,93 @@ static void learn_vcpu_thread(struct kvm_model *kvm,
 	kvm->generation++;
 }
 
+static struct host_evidence *evidence_of(struct kvm_model *kvm,
+		unsigned int machine)
+{
+	if (machine >= kvm->evidence->len)
+		g_array_set_size(kvm->evidence, machine + 1);
+	return &g_array_index(kvm->evidence, struct host_evidence, machine);
+}
+
+/* The host rule over the evidence so far, unless the host was given. */
+static void choose_host(struct kvm_model *kvm)
+{
+	struct vm_host_candidate *candidates;
+	struct vm_host_choice choice;
+	unsigned int i;
+
+	if (kvm->host_given)
+		return;
+	candidates = g_new0(struct vm_host_candidate, kvm->evidence->len);
+	for (i = 0; i < kvm->evidence->len; i++) {
+		const struct host_evidence *machine = evidence_of(kvm, i);
+
+		candidates[i].evidence = machine->never_host ? 0 : machine->entries;
+	}
+	choice = vm_host_rule_choose(candidates, kvm->evidence->len,
+		VM_MODEL_UNKNOWN);
+	/*
+	 * A host trace that starts while its vCPUs run guest code shows exits
+	 * first: until some machine has entries, exits are the evidence.
+	 */
+	for (i = 0; choice.host == VM_MODEL_UNKNOWN && i < kvm->evidence->len; i++) {
+		const struct host_evidence *machine = evidence_of(kvm, i);
+
+		candidates[i].evidence = machine->never_host ? 0 : machine->exits;
+	}
+	if (choice.host == VM_MODEL_UNKNOWN)
+		choice = vm_host_rule_choose(candidates, kvm->evidence->len,
+			VM_MODEL_UNKNOWN);
+	g_free(candidates);
+	if (choice.host != kvm->host) {
+		kvm->host = choice.host;
+		kvm->generation++;
+	}
+}
+
+static void learn_host_evidence(struct kvm_model *kvm,
+		const struct vm_event *event)
+{
+	struct host_evidence *machine = evidence_of(kvm, event->machine);
+
+	if (event->kind == VM_EVENT_KVM_ENTRY)
+		machine->entries++;
+	else
+		machine->exits++;
+	/* The host's own entries only make it more the host. */
+	if (kvm->host != (int64_t) event->machine)
+		choose_host(kvm);
+}
+
+static bool kvm_is_host_evidence(const struct vm_event *event)
+{
+	return event->kind == VM_EVENT_KVM_ENTRY;
+}
+
+static uint64_t kvm_host_evidence(void *data, unsigned int machine)
+{
+	struct kvm_model *kvm = data;
+
+	return machine < kvm->evidence->len ? evidence_of(kvm, machine)->entries : 0;
+}
+
+static void kvm_set_role(void *data, unsigned int machine, bool is_host)
+{
+	struct kvm_model *kvm = data;
+
+	kvm_add_machine(kvm, machine);
+	if (is_host) {
+		kvm->host_given = true;
+		if (kvm->host != (int64_t) machine) {
+			kvm->host = machine;
+			kvm->generation++;
+		}
+		return;
+	}
+	evidence_of(kvm, machine)->never_host = true;
+	choose_host(kvm);
+}
+
 static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
 {
 	struct kvm_model *kvm = data;
@@ -184,13 +285,11 @@ static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
 		kvm_add_machine(kvm, event->machine);
 	switch (event->kind) {
 	case VM_EVENT_KVM_ENTRY:
+		learn_host_evidence(kvm, event);
+		learn_vcpu_thread(kvm, event, tid);
+		break;
 	case VM_EVENT_KVM_EXIT:
-		if (kvm->host == VM_MODEL_UNKNOWN) {
-			kvm->host = event->machine;
-			kvm->generation++;
-		}
-		if (event->kind == VM_EVENT_KVM_ENTRY)
-			learn_vcpu_thread(kvm, event, tid);
+		learn_host_evidence(kvm, event);
 		break;
 	case VM_EVENT_VMSYNC_GH_HOST:
 		learn_thread_uid(kvm, event, tid);
@@ -382,6 +481,9 @@ const struct vm_model_class vm_model_kvm = {
 	.needs_thread = kvm_needs_thread,
 	.learn = kvm_learn,
 	.host = kvm_host,
+	.is_host_evidence = kvm_is_host_evidence,
+	.host_evidence = kvm_host_evidence,
+	.set_role = kvm_set_role,
 	.transition = kvm_transition,
 	.vm_of_thread = kvm_vm_of_thread,
 };

@@ -65,8 +65,28 @@ struct vm_model_class {
 	 */
 	void (*learn)(void *model, const struct vm_event *event, int64_t tid);
 
-	/* The host machine, VM_MODEL_UNKNOWN while not known. */
+	/*
+	 * The host machine, VM_MODEL_UNKNOWN while not known: the one given
+	 * by set_role(), else the rule of model/host-rule.h over the host
+	 * evidence learnt so far (it can change while the input is read).
+	 */
 	int64_t (*host)(void *model);
+
+	/*
+	 * Whether the event tells that its machine is the host (for KVM: a
+	 * vCPU entry), for the host rule of model/host-rule.h.
+	 */
+	bool (*is_host_evidence)(const struct vm_event *event);
+
+	/* How many such events of `machine` learn() has seen. */
+	uint64_t (*host_evidence)(void *model, unsigned int machine);
+
+	/*
+	 * The role of `machine` is known (filter.vm.correlate's `vm_role`,
+	 * or parameter `host`): the host, or a guest that is never taken for
+	 * the host whatever its events. A given host overrides the evidence.
+	 */
+	void (*set_role)(void *model, unsigned int machine, bool is_host);
 
 	/* What a host event means for the vCPU run by the emitting thread. */
 	void (*transition)(void *model, const struct vm_event *event,

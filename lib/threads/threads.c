@@ -14,6 +14,8 @@ struct machine_slot {
 	enum vm_threads_role role;
 	struct vm_threads_machine *threads;
 	struct vm_threads_role_gate *gate;
+	/* The role came from correlate's vm_role: kvm events do not change it. */
+	bool role_given;
 };
 
 /* ISA of the last kvm_exit of a host CPU, for the names of exit reasons. */
@@ -196,11 +198,18 @@ void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
 		(gpointer) vm_threads_machine_name(slot->threads), slot);
 	/* The name may now stand for this machine: forget what was cached. */
 	memset(threads->guest_cache, 0, sizeof(threads->guest_cache));
+	slot->role_given = role != VM_THREADS_ROLE_UNKNOWN;
 	if (role == VM_THREADS_ROLE_HOST) {
 		threads->host_seen = true;
 		become_host(slot);
 	} else if (role == VM_THREADS_ROLE_GUEST || some_host_known(threads)) {
 		become_guest(slot);
+	}
+	/* A VM that filter.vm.state named already: a guest by its host rule. */
+	if (role != VM_THREADS_ROLE_HOST &&
+			g_hash_table_contains(threads->unmatched_vms, name)) {
+		become_guest(slot);
+		slot->role_given = true;
 	}
 }
 
@@ -309,6 +318,14 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 		of_vm = vm_threads_vcpus_get_vm(threads->vcpus, vm);
 	vm_threads_vcpus_change(threads->vcpus, of_vm, ev->ts, ev->u.vcpu_state.vcpu,
 		&status, exit_isa_on(threads, status.pcpu));
+	if (guest && guest->role != VM_THREADS_ROLE_HOST) {
+		/*
+		 * filter.vm.state applied the host rule: the VM it names is a
+		 * guest, whatever kvm events its own trace has.
+		 */
+		become_guest(guest);
+		guest->role_given = true;
+	}
 	if (!guest) {
 		/* Its trace may just not have had an event yet. */
 		if (!g_hash_table_contains(threads->unmatched_vms, vm))
@@ -336,8 +353,12 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 		remember_exit_isa(threads, ev);
 		/* fall through */
 	case VM_EVENT_KVM_ENTRY:
+		slot = machine_slot(threads, ev->machine);
+		/* A guest by correlate's host rule (nested, stray events). */
+		if (slot->role_given && slot->role == VM_THREADS_ROLE_GUEST)
+			return;
 		threads->host_seen = true;
-		become_host(machine_slot(threads, ev->machine));
+		become_host(slot);
 		return;
 	default:
 		slot = machine_slot(threads, ev->machine);

@@ -244,16 +244,6 @@ static void warn_missing(struct vm_vcpu_tracker *tracker,
 		what, event->ts);
 }
 
-static void warn_second_host(struct vm_vcpu_tracker *tracker,
-		const struct vm_event *event)
-{
-	vcpu_warn(tracker, VM_VCPU_WARN_SECOND_HOST, event->machine,
-		"This machine has hypervisor events too (first at %" PRId64
-		" ns), but another machine had them first and is the host: "
-		"the vCPUs this machine runs are not analyzed. Analyze one "
-		"host at a time.", event->ts);
-}
-
 /* An input whose emitting thread (`tid`) is known. */
 static void process_with_thread(struct vm_vcpu_tracker *tracker,
 		struct held_input *input, const struct machine_cpu *cpu,
@@ -266,11 +256,13 @@ static void process_with_thread(struct vm_vcpu_tracker *tracker,
 	if (tid < 0)
 		return;
 	model->cls->transition(model->data, &input->event, &transition);
-	if (!is_host(tracker, input->event.machine)) {
-		if (transition.kind != VM_MODEL_TRANSITION_NONE)
-			warn_second_host(tracker, &input->event);
+	/*
+	 * Hypervisor events of another machine (nested virtualization, stray
+	 * events) are not analyzed: the component that applies the host rule
+	 * (model/host-rule.h) says so once, with the counts of every machine.
+	 */
+	if (!is_host(tracker, input->event.machine))
 		return;
-	}
 	if (transition.fields_missing)
 		warn_missing(tracker, &input->event,
 			transition.kind == VM_MODEL_TRANSITION_ENTER_GUEST ?

@@ -195,6 +195,14 @@ const char *machine_names_name(const struct machine_names *names,
 	return machine_at(names, index)->name;
 }
 
+enum machine_role machine_names_role(const struct machine_names *names,
+		unsigned int index)
+{
+	if (index >= names->machines->len)
+		return MACHINE_ROLE_UNKNOWN;
+	return machine_at(names, index)->info.role;
+}
+
 bool machine_names_find(const struct machine_names *names, const char *name,
 		unsigned int *index)
 {

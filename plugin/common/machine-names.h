@@ -53,6 +53,10 @@ unsigned int machine_names_count(const struct machine_names *names);
 const char *machine_names_name(const struct machine_names *names,
 		unsigned int index);
 
+/* The `vm_role` of machine `index`, MACHINE_ROLE_UNKNOWN when none. */
+enum machine_role machine_names_role(const struct machine_names *names,
+		unsigned int index);
+
 /* The index of the machine named `name`; false when there is none. */
 bool machine_names_find(const struct machine_names *names, const char *name,
 		unsigned int *index);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "correlate/iterator.h"
+#include "model/host-rule.h"
 
 static bool check_machine_name(struct correlate_iter *iter, const char *param,
 		const char *name)
@@ -59,41 +60,46 @@ static uint64_t host_evidence(struct correlate_iter *iter, struct machine *machi
 	return info->declares_kvm ? 1 : 0;
 }
 
+/*
+ * The host rule of model/host-rule.h, the one every component follows
+ * through `vm_role`. Its warning waits for the final evidence: the event
+ * classes only guess before the sync pass has counted the entries.
+ */
 struct machine *correlate_detect_host(struct correlate_iter *iter)
 {
-	struct machine *best = NULL;
-	uint64_t best_evidence = 0;
-	unsigned int candidates = 0;
+	unsigned int count = machine_table_count(iter->machines);
+	struct vm_host_candidate *candidates = g_new0(struct vm_host_candidate,
+		count ? count : 1);
+	struct machine *named = iter->comp->params.host ?
+		machine_table_find_by_name(iter->machines, iter->comp->params.host) : NULL;
+	bool final = iter->sync_pass_done || iter->phase != PHASE_SYNC_PASS;
+	struct vm_host_choice choice;
+	struct machine *host;
 	unsigned int i;
 
-	if (iter->comp->params.host) {
-		return machine_table_find_by_name(iter->machines, iter->comp->params.host);
-	}
-
-	for (i = 0; i < machine_table_count(iter->machines); i++) {
+	for (i = 0; i < count; i++) {
 		struct machine *machine = machine_table_at(iter->machines, i);
-		uint64_t evidence = host_evidence(iter, machine);
 
-		if (evidence == 0) {
-			continue;
-		}
-
-		candidates++;
-		if (!best || evidence > best_evidence ||
-				(evidence == best_evidence && strcmp(machine->name, best->name) < 0)) {
-			best = machine;
-			best_evidence = evidence;
-		}
+		candidates[i].name = machine->name;
+		candidates[i].evidence = host_evidence(iter, machine);
 	}
 
-	if (candidates > 1 && machine_warn_once(best, WARN_MANY_HOSTS)) {
-		CORRELATE_LOGW(iter->log_level, iter->name,
-			"%u machines have KVM entry events; taking `%s` (the most) as "
-			"the host: pass the `host` parameter to choose another.",
-			candidates, best->name);
+	choice = vm_host_rule_choose(candidates, count,
+		named ? (int64_t) named->index : VM_MODEL_UNKNOWN);
+	host = choice.host == VM_MODEL_UNKNOWN ? NULL :
+		machine_table_at(iter->machines, (unsigned int) choice.host);
+	if (final && host && machine_warn_once(host, WARN_MANY_HOSTS)) {
+		char *warning = vm_host_rule_warning(&choice, candidates, count);
+
+		if (warning) {
+			CORRELATE_LOGW(iter->log_level, iter->name, "%s", warning);
+		}
+
+		g_free(warning);
 	}
 
-	return best;
+	g_free(candidates);
+	return host;
 }
 
 static struct machine *smallest_name(struct correlate_iter *iter)

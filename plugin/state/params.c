@@ -110,12 +110,28 @@ static bt_value_map_foreach_entry_const_func_status check_key(
 	struct unknown_key_context *context = data;
 
 	(void) value;
-	if (strcmp(key, "model") == 0 || strcmp(key, "vm-pids") == 0)
+	if (strcmp(key, "model") == 0 || strcmp(key, "vm-pids") == 0 ||
+			strcmp(key, "host") == 0)
 		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
 	ERROR_CAUSE(context->self_comp, "Unknown parameter `%s`; filter.vm.state "
-		"accepts `model` and `vm-pids`.", key);
+		"accepts `model`, `vm-pids` and `host`.", key);
 	context->ok = false;
 	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
+}
+
+/* Parameter `host`: which machine is the host, as for filter.vm.correlate. */
+static bool parse_host(bt_self_component *self_comp, const bt_value *value,
+		struct state_params *params)
+{
+	if (!value)
+		return true;
+	if (!bt_value_is_string(value) || !*bt_value_string_get(value)) {
+		ERROR_CAUSE(self_comp, "Parameter `host` must be a non-empty string, "
+			"the name of the host machine (e.g. `host=\"myhost\"`).");
+		return false;
+	}
+	params->host = g_strdup(bt_value_string_get(value));
+	return true;
 }
 
 bool state_params_parse(bt_self_component *self_comp, const bt_value *values,
@@ -134,6 +150,9 @@ bool state_params_parse(bt_self_component *self_comp, const bt_value *values,
 	if (!parse_model(self_comp, values ? bt_value_map_borrow_entry_value_const(
 			values, "model") : NULL, params))
 		return false;
+	if (!parse_host(self_comp, values ? bt_value_map_borrow_entry_value_const(
+			values, "host") : NULL, params))
+		return false;
 	return parse_vm_pids(self_comp, values ? bt_value_map_borrow_entry_value_const(
 		values, "vm-pids") : NULL, params);
 }
@@ -143,4 +162,6 @@ void state_params_fini(struct state_params *params)
 	if (params->vm_pids)
 		g_hash_table_destroy(params->vm_pids);
 	params->vm_pids = NULL;
+	g_free(params->host);
+	params->host = NULL;
 }

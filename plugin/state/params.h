@@ -14,6 +14,8 @@ struct state_params {
 	const struct vm_model_class *model;
 	/* Parameter `vm-pids`: guest machine name (char *) -> gint64 pid. */
 	GHashTable *vm_pids;
+	/* Parameter `host`: the host machine's name, NULL when not given. */
+	char *host;
 };
 
 /*

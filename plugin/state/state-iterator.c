@@ -16,6 +16,7 @@
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine-names.h"
+#include "model/host-rule.h"
 #include "vcpu/tracker.h"
 
 #define STATE_LOG(self_comp, level, ...) \
@@ -46,6 +47,12 @@ struct state_iterator {
 	bool vm_pids_applied;
 	/* Whether vm-pids was checked against the host (once it is known). */
 	bool vm_pids_host_checked;
+	/*
+	 * filter.vm.correlate's `vm_role` said which machine is the host:
+	 * the host rule was applied there, this component follows it.
+	 */
+	bool roles_given;
+	int64_t role_host;  /* the machine whose vm_role is `host`, or -1 */
 	bool upstream_ended;
 	/* A tracker callback failed (error cause appended). */
 	bool failed;
@@ -190,6 +197,24 @@ static void destroy_analysis(struct state_iterator *it)
 	it->model = NULL;
 }
 
+/*
+ * A machine to the tracker, with the role correlate's `vm_role` gives it:
+ * the host rule was applied there, once for every component.
+ */
+static void announce_machine(struct state_iterator *it, unsigned int machine)
+{
+	enum machine_role role = machine_names_role(it->machines, machine);
+
+	vm_vcpu_tracker_add_machine(it->tracker, machine);
+	if (role == MACHINE_ROLE_UNKNOWN)
+		return;
+	it->roles_given = true;
+	if (role == MACHINE_ROLE_HOST)
+		it->role_host = machine;
+	it->model->cls->set_role(it->model->data, machine,
+		role == MACHINE_ROLE_HOST);
+}
+
 /* A fresh model and tracker, knowing the machines seen so far. */
 static bool create_analysis(struct state_iterator *it)
 {
@@ -208,8 +233,10 @@ static bool create_analysis(struct state_iterator *it)
 			"of parameter `model`).");
 		return false;
 	}
+	it->roles_given = false;
+	it->role_host = -1;
 	for (machine = 0; machine < machine_names_count(it->machines); machine++)
-		vm_vcpu_tracker_add_machine(it->tracker, machine);
+		announce_machine(it, machine);
 	it->cause_msg = NULL;
 	it->cause.is_event = false;
 	it->input_end.clock_class = NULL;
@@ -294,7 +321,7 @@ static unsigned int machine_of_stream(struct state_iterator *it,
 		&is_new).index;
 
 	if (is_new) {
-		vm_vcpu_tracker_add_machine(it->tracker, machine);
+		announce_machine(it, machine);
 		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
 			"Machine `%s` found.", machine_names_name(it->machines,
 				machine));
@@ -361,6 +388,80 @@ static bool check_vm_pids_host(struct state_iterator *it)
 	return false;
 }
 
+/*
+ * Parameter `host`, checked with vm-pids once the machines are known. With
+ * correlate's vm_role, the rule was applied there: vm_role wins, so that
+ * the three components agree on one host, and a `host` that contradicts it
+ * is said once.
+ */
+static bool apply_host(struct state_iterator *it)
+{
+	const char *host = it->component->params.host;
+	unsigned int machine;
+
+	if (!host)
+		return true;
+	if (!machine_names_find(it->machines, host, &machine)) {
+		char *list = machine_names_list(it->machines);
+
+		ITER_ERROR_CAUSE(it, "Parameter `host`: no machine of the input "
+			"is named `%s`; the machines are: %s.", host, list);
+		g_free(list);
+		return false;
+	}
+	if (!it->roles_given) {
+		it->model->cls->set_role(it->model->data, machine, true);
+		return true;
+	}
+	if (it->role_host != (int64_t) machine)
+		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
+			"Parameter `host` names `%s`, but filter.vm.correlate's "
+			"`vm_role` says the host is `%s`: following `vm_role`, so that "
+			"every component agrees. Pass `host` to filter.vm.correlate "
+			"instead.", host, it->role_host < 0 ? "(none)" :
+			machine_names_name(it->machines, (unsigned int) it->role_host));
+	return true;
+}
+
+/*
+ * Without correlate's vm_role, the rule is applied here, on the whole
+ * input: the one warning it may owe.
+ */
+static void warn_host_choice(struct state_iterator *it)
+{
+	unsigned int count = machine_names_count(it->machines);
+	struct vm_host_candidate *candidates;
+	struct vm_host_choice choice;
+	unsigned int named;
+	char *warning;
+	unsigned int i;
+
+	if (it->roles_given)
+		return;
+	candidates = g_new0(struct vm_host_candidate, count ? count : 1);
+	for (i = 0; i < count; i++) {
+		candidates[i].name = machine_names_name(it->machines, i);
+		candidates[i].evidence =
+			it->model->cls->host_evidence(it->model->data, i);
+	}
+	choice = vm_host_rule_choose(candidates, count,
+		it->component->params.host && machine_names_find(it->machines,
+			it->component->params.host, &named) ? (int64_t) named :
+			VM_MODEL_UNKNOWN);
+	warning = vm_host_rule_warning(&choice, candidates, count);
+	if (warning)
+		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
+			"%s", warning);
+	g_free(warning);
+	g_free(candidates);
+}
+
+/* vm-pids and host name machines: applied once the machines are known. */
+static bool apply_machine_params(struct state_iterator *it)
+{
+	return apply_vm_pids(it) && apply_host(it);
+}
+
 static bool push_event(struct state_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
@@ -368,7 +469,7 @@ static bool push_event(struct state_iterator *it, const bt_message *msg)
 	struct input_cause cause;
 	bool decoded;
 
-	if ((!it->vm_pids_applied && !apply_vm_pids(it)) || !check_vm_pids_host(it))
+	if ((!it->vm_pids_applied && !apply_machine_params(it)) || !check_vm_pids_host(it))
 		return false;
 	plain.machine = machine_of_stream(it,
 		bt_event_borrow_stream_const(event));
@@ -429,9 +530,10 @@ static bool push_batch(struct state_iterator *it, bt_message_array_const msgs,
 static bool end_of_input(struct state_iterator *it)
 {
 	it->upstream_ended = true;
-	if (!it->vm_pids_applied && !apply_vm_pids(it))
+	if (!it->vm_pids_applied && !apply_machine_params(it))
 		return false;
 	vm_vcpu_tracker_flush(it->tracker);
+	warn_host_choice(it);
 	/* The flush learns from the events held back: the host may be new. */
 	if (it->failed || !check_vm_pids_host(it))
 		return false;

@@ -27,6 +27,9 @@ struct threads_sink {
 	struct vm_output_file *output;
 	FILE *out;                /* the stream of `output` */
 	bool warned_no_clock;
+	/* For the warning that the vCPU modes need filter.vm.state. */
+	bool saw_kvm_events;
+	bool saw_vcpu_states;
 	/* machine indexes already warned about discarded events */
 	GHashTable *warned_discarded;
 };
@@ -305,9 +308,12 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 	ev.kind = event_decoder_kind(sink->decoder, bt_event_borrow_class_const(
 		bt_message_event_borrow_event_const(msg)));
 	if (ev.kind == VM_EVENT_VCPU_STATE) {
+		sink->saw_vcpu_states = true;
 		handle_vcpu_state(sink, msg);
 		return;
 	}
+	if (ev.kind == VM_EVENT_KVM_ENTRY || ev.kind == VM_EVENT_KVM_EXIT)
+		sink->saw_kvm_events = true;
 	if (!event_time(msg, &ev.ts)) {
 		warn_no_clock(sink);
 		return;
@@ -335,8 +341,26 @@ static bool commit_output(struct threads_sink *sink)
 	return false;
 }
 
+/*
+ * A host without filter.vm.state before the sink: nothing says when a vCPU
+ * was in the hypervisor, preempted or blocked, so on-vCPU time reads as
+ * `running`. Said once, at the end, when the whole input showed it.
+ */
+static void warn_no_vcpu_modes(struct threads_sink *sink)
+{
+	if (!sink->saw_kvm_events || sink->saw_vcpu_states)
+		return;
+	THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
+		"The input has a host (kvm events) but no vm:vcpu_state events: the "
+		"vCPU modes need filter.vm.state before sink.vm.threads, so time on "
+		"a vCPU is reported as `running` even when the vCPU was in the "
+		"hypervisor, preempted or blocked. Add `-c filter.vm.state` before "
+		"the sink.");
+}
+
 static bool finish(struct threads_sink *sink)
 {
+	warn_no_vcpu_modes(sink);
 	vm_threads_finish(sink->threads);
 	vm_writer_set_no_host(sink->writer, !vm_threads_host_seen(sink->threads));
 	if (!vm_writer_finish(sink->writer) || fflush(sink->out) != 0) {

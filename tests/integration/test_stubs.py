@@ -31,6 +31,7 @@ EXPECTED_EVENT_COUNTS = {
     "containers": 15,
     "drifting-guest": 120,
     "halted-vcpu": 49,
+    "stray-guest-kvm": 52,
     "one-qemu-kvm": 35,
     "one-qemu-kvm-x86": 35,
     "old-lttng-packets": 49,

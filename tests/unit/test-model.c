@@ -10,6 +10,7 @@
 
 #include "model/registry.h"
 #include "model/kvm.h"
+#include "model/host-rule.h"
 #include "test-vcpu-harness.h"
 
 enum { HOST = 0, GUEST = 1 };
@@ -67,6 +68,24 @@ static int64_t toy_host(void *data)
 	return HOST;
 }
 
+static bool toy_is_host_evidence(const struct vm_event *event)
+{
+	return event->kind == VM_EVENT_VMSYNC_HG_HOST;
+}
+
+static uint64_t toy_host_evidence(void *data, unsigned int machine)
+{
+	(void) data;
+	return machine == HOST;
+}
+
+static void toy_set_role(void *data, unsigned int machine, bool is_host)
+{
+	(void) data;
+	(void) machine;
+	(void) is_host;
+}
+
 static void toy_transition(void *data, const struct vm_event *event,
 		struct vm_model_transition *out)
 {
@@ -101,6 +120,9 @@ static const struct vm_model_class toy_model = {
 	.needs_thread = toy_needs_thread,
 	.learn = toy_learn,
 	.host = toy_host,
+	.is_host_evidence = toy_is_host_evidence,
+	.host_evidence = toy_host_evidence,
+	.set_role = toy_set_role,
 	.transition = toy_transition,
 	.vm_of_thread = toy_vm_of_thread,
 };
@@ -168,6 +190,108 @@ START_TEST(toy_model_drives_state_machine)
 }
 END_TEST
 
+/* The rule: `host` wins, else the most evidence, ties to the smaller name. */
+START_TEST(host_rule_choices)
+{
+	struct vm_host_candidate machines[] = {
+		{ "guest", 3 }, { "host", 120 }, { "other", 0 },
+	};
+	struct vm_host_choice choice;
+	char *warning;
+
+	choice = vm_host_rule_choose(machines, 3, VM_MODEL_UNKNOWN);
+	ck_assert_int_eq(choice.host, 1);
+	ck_assert_int_eq(choice.reason, VM_HOST_REASON_MOST);
+	ck_assert_uint_eq(choice.with_evidence, 2);
+	warning = vm_host_rule_warning(&choice, machines, 3);
+	ck_assert_ptr_nonnull(strstr(warning, "`guest` (3), `host` (120)"));
+	ck_assert_ptr_nonnull(strstr(warning, "the host is `host`, the one with the most"));
+	g_free(warning);
+
+	choice = vm_host_rule_choose(machines, 3, 0);
+	ck_assert_int_eq(choice.host, 0);
+	ck_assert_int_eq(choice.reason, VM_HOST_REASON_NAMED);
+	warning = vm_host_rule_warning(&choice, machines, 3);
+	ck_assert_ptr_nonnull(strstr(warning, "the host is `guest`, as parameter `host` says"));
+	g_free(warning);
+
+	/* Named and the only one with events: nothing to say. */
+	choice = vm_host_rule_choose(machines + 1, 2, 0);
+	ck_assert_ptr_null(vm_host_rule_warning(&choice, machines + 1, 2));
+	/* Named without events while another has some: said. */
+	choice = vm_host_rule_choose(machines + 1, 2, 1);
+	warning = vm_host_rule_warning(&choice, machines + 1, 2);
+	ck_assert_ptr_nonnull(strstr(warning, "the host is `other`"));
+	g_free(warning);
+
+	machines[0].evidence = 120;
+	choice = vm_host_rule_choose(machines, 3, VM_MODEL_UNKNOWN);
+	ck_assert_int_eq(choice.host, 0);
+
+	choice = vm_host_rule_choose(machines + 2, 1, VM_MODEL_UNKNOWN);
+	ck_assert_int_eq(choice.host, VM_MODEL_UNKNOWN);
+	ck_assert_int_eq(choice.reason, VM_HOST_REASON_NONE);
+	ck_assert_ptr_null(vm_host_rule_warning(&choice, machines + 2, 1));
+}
+END_TEST
+
+static void kvm_learn_all(struct vm_model *model, const struct vm_event *events,
+		size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		model->cls->learn(model->data, &events[i], 10);
+}
+
+/*
+ * A guest with a few kvm entries before the host's (nested virtualization,
+ * stray lines): the first machine with entries was the host before.
+ */
+START_TEST(kvm_host_is_the_most_entries)
+{
+	struct vm_model *model = vm_model_create(&vm_model_kvm);
+	const struct vm_event events[] = {
+		ev_entry(GUEST, 1, 0, 0),
+		ev_entry(GUEST, 2, 0, 0),
+		ev_entry(HOST, 3, 0, 0),
+		ev_entry(HOST, 4, 0, 0),
+		ev_entry(HOST, 5, 0, 0),
+	};
+
+	kvm_learn_all(model, events, G_N_ELEMENTS(events));
+	ck_assert_int_eq(model->cls->host(model->data), HOST);
+	ck_assert_uint_eq(model->cls->host_evidence(model->data, GUEST), 2);
+	ck_assert_uint_eq(model->cls->host_evidence(model->data, HOST), 3);
+	vm_model_destroy(model);
+}
+END_TEST
+
+/* A given role beats the evidence: correlate's vm_role, parameter host. */
+START_TEST(kvm_given_roles_win)
+{
+	struct vm_model *model = vm_model_create(&vm_model_kvm);
+	const struct vm_event events[] = {
+		ev_entry(GUEST, 1, 0, 0),
+		ev_entry(GUEST, 2, 0, 0),
+		ev_entry(HOST, 3, 0, 0),
+	};
+
+	model->cls->set_role(model->data, GUEST, false);
+	kvm_learn_all(model, events, 2);
+	ck_assert_int_eq(model->cls->host(model->data), VM_MODEL_UNKNOWN);
+	kvm_learn_all(model, events + 2, 1);
+	ck_assert_int_eq(model->cls->host(model->data), HOST);
+	vm_model_destroy(model);
+
+	model = vm_model_create(&vm_model_kvm);
+	model->cls->set_role(model->data, HOST, true);
+	kvm_learn_all(model, events, 2);
+	ck_assert_int_eq(model->cls->host(model->data), HOST);
+	vm_model_destroy(model);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -178,6 +302,9 @@ int main(void)
 	tcase_add_test(tc, kvm_is_built_in);
 	tcase_add_test(tc, register_toy_model);
 	tcase_add_test(tc, toy_model_drives_state_machine);
+	tcase_add_test(tc, host_rule_choices);
+	tcase_add_test(tc, kvm_host_is_the_most_entries);
+	tcase_add_test(tc, kvm_given_roles_win);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
