@@ -37,7 +37,6 @@ enum vm_vcpu_warning {
 	VM_VCPU_WARN_NO_VM,           /* a vCPU thread that no rule maps to a VM */
 	VM_VCPU_WARN_LOOKAHEAD_LIMIT, /* the look-ahead gave up waiting */
 	VM_VCPU_WARN_UNATTRIBUTED,    /* kvm events of a CPU whose thread is unknown */
-	VM_VCPU_WARN_SECOND_HOST,     /* unused: the host rule warns (model/host-rule.h) */
 };
 
 struct vm_vcpu_change {

@@ -1,24 +1,31 @@
 /*
- * Machine identification: see machine.h.
+ * The machine registry: see machine.h.
  */
 
 #include <string.h>
 #include <glib.h>
 
 #include "common/machine.h"
+#include "common/stream-cache.h"
 
 struct machine_table {
-	/* struct machine *, owned, in registration order. */
+	/* struct machine *, owned, in order of first sight. */
 	GPtrArray *machines;
 
-	/* "hostname\x1fuuid" -> struct machine * (machines with a UUID). */
+	/* Identity text (see identity_of()) -> struct machine *. */
 	GHashTable *by_identity;
 
-	/* const bt_clock_class * -> struct machine *. */
+	/* const bt_clock_class * (one reference held) -> struct machine *. */
 	GHashTable *by_clock_class;
 
-	/* const bt_trace * -> struct machine * (of its first stream). */
+	/* const bt_trace * (one reference held) -> struct machine *. */
 	GHashTable *by_trace;
+
+	/*
+	 * The machine of recent streams, asked for every event: the lookups
+	 * through the stream's trace are only for the others.
+	 */
+	struct stream_cache streams;
 
 	/* Whether the first naming (the sorted one) happened. */
 	bool names_assigned;
@@ -29,9 +36,21 @@ static void machine_destroy(gpointer data)
 	struct machine *machine = data;
 
 	g_free(machine->hostname);
+	g_free(machine->given_name);
 	g_free(machine->clock_key);
 	g_free(machine->name);
 	g_free(machine);
+}
+
+/* References are held so that an address cannot name another object later. */
+static void trace_put(gpointer trace)
+{
+	bt_trace_put_ref(trace);
+}
+
+static void clock_class_put(gpointer clock_class)
+{
+	bt_clock_class_put_ref(clock_class);
 }
 
 struct machine_table *machine_table_create(void)
@@ -41,8 +60,10 @@ struct machine_table *machine_table_create(void)
 	table->machines = g_ptr_array_new_with_free_func(machine_destroy);
 	table->by_identity = g_hash_table_new_full(g_str_hash, g_str_equal,
 		g_free, NULL);
-	table->by_clock_class = g_hash_table_new(g_direct_hash, g_direct_equal);
-	table->by_trace = g_hash_table_new(g_direct_hash, g_direct_equal);
+	table->by_clock_class = g_hash_table_new_full(g_direct_hash,
+		g_direct_equal, clock_class_put, NULL);
+	table->by_trace = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		trace_put, NULL);
 	return table;
 }
 
@@ -52,6 +73,7 @@ void machine_table_destroy(struct machine_table *table)
 		return;
 	}
 
+	stream_cache_clear(&table->streams);
 	g_hash_table_destroy(table->by_trace);
 	g_hash_table_destroy(table->by_clock_class);
 	g_hash_table_destroy(table->by_identity);
@@ -59,21 +81,54 @@ void machine_table_destroy(struct machine_table *table)
 	g_free(table);
 }
 
+/* A string entry of the trace environment, NULL if absent or not a string. */
+static const char *env_string(const bt_trace *trace, const char *key)
+{
+	const bt_value *value =
+		bt_trace_borrow_environment_entry_value_by_name_const(trace, key);
+
+	return value && bt_value_is_string(value) ? bt_value_string_get(value) : NULL;
+}
+
 /*
- * A trace without `hostname` belongs to a machine named "unknown", as the
- * downstream components name it: an empty name could not be given back in
- * the `reference`, `host` or `transforms` parameters.
+ * A trace without `hostname` belongs to a machine named "unknown": an empty
+ * name could not be given back in the `reference`, `host`, `transforms` or
+ * `vm-pids` parameters.
  */
 static const char *trace_hostname(const bt_trace *trace)
 {
-	const bt_value *value =
-		bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname");
+	const char *hostname = env_string(trace, "hostname");
 
-	if (!value || !bt_value_is_string(value)) {
-		return "unknown";
+	return hostname && hostname[0] ? hostname : "unknown";
+}
+
+/* A `vm_machine` worth following: a non-empty string. */
+static const char *trace_given_name(const bt_trace *trace)
+{
+	const char *given = env_string(trace, "vm_machine");
+
+	return given && given[0] ? given : NULL;
+}
+
+static enum machine_role trace_role(const bt_trace *trace)
+{
+	const char *role = env_string(trace, "vm_role");
+
+	if (role && strcmp(role, "host") == 0) {
+		return MACHINE_ROLE_HOST;
 	}
 
-	return bt_value_string_get(value);
+	if (role && strcmp(role, "guest") == 0) {
+		return MACHINE_ROLE_GUEST;
+	}
+
+	return MACHINE_ROLE_UNKNOWN;
+}
+
+static const bt_clock_class *stream_clock_class(const bt_stream *stream)
+{
+	return bt_stream_class_borrow_default_clock_class_const(
+		bt_stream_borrow_class_const(stream));
 }
 
 static char *uuid_text(bt_uuid uuid)
@@ -85,75 +140,131 @@ static char *uuid_text(bt_uuid uuid)
 		uuid[13], uuid[14], uuid[15]);
 }
 
+/* The clock UUID of a stream as text, or NULL. */
+static char *stream_uuid_text(const bt_stream *stream)
+{
+	const bt_clock_class *clock_class = stream_clock_class(stream);
+	bt_uuid uuid = clock_class ? bt_clock_class_get_uuid(clock_class) : NULL;
+
+	return uuid ? uuid_text(uuid) : NULL;
+}
+
+/*
+ * The identity of the machine of a trace not met before (see machine.h),
+ * or NULL when the trace is a machine of its own. `clock_key` receives what
+ * orders it among the machines of its hostname.
+ */
+static char *identity_of(const bt_stream *stream, char **clock_key)
+{
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	const char *given = trace_given_name(trace);
+	char *uuid;
+	char *identity;
+
+	if (given) {
+		*clock_key = g_strdup("~");
+		return g_strdup_printf("vm_machine\x1f%s", given);
+	}
+
+	uuid = stream_uuid_text(stream);
+	if (!uuid) {
+		*clock_key = g_strdup("~");
+		return NULL;
+	}
+
+	identity = g_strdup_printf("hostname\x1f%s\x1f%s", trace_hostname(trace), uuid);
+	*clock_key = uuid;
+	return identity;
+}
+
 static struct machine *machine_table_add(struct machine_table *table,
-		const char *hostname, char *clock_key, bool has_clock)
+		const bt_trace *trace, char *clock_key)
 {
 	struct machine *machine = g_new0(struct machine, 1);
+	const char *given = trace_given_name(trace);
 
 	machine->index = table->machines->len;
-	machine->hostname = g_strdup(hostname);
+	machine->hostname = g_strdup(trace_hostname(trace));
+	machine->given_name = given ? g_strdup(given) : NULL;
 	machine->clock_key = clock_key;
-	machine->has_clock = has_clock;
 	g_ptr_array_add(table->machines, machine);
 	return machine;
 }
 
-/* The machine of a clock class never met before. */
-static struct machine *machine_of_new_clock_class(struct machine_table *table,
-		const char *hostname, const bt_clock_class *clock_class)
+/* The machine of a trace not met before, added if its identity is new. */
+static struct machine *machine_of_new_trace(struct machine_table *table,
+		const bt_stream *stream, bool *is_new)
 {
-	bt_uuid uuid = bt_clock_class_get_uuid(clock_class);
-	struct machine *machine;
-	char *key;
-	char *identity;
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	char *clock_key;
+	char *identity = identity_of(stream, &clock_key);
+	struct machine *machine =
+		identity ? g_hash_table_lookup(table->by_identity, identity) : NULL;
 
-	if (!uuid) {
-		/* No UUID: nothing can tell that two such clocks are one. */
-		return machine_table_add(table, hostname, g_strdup("~"), true);
-	}
-
-	key = uuid_text(uuid);
-	identity = g_strdup_printf("%s\x1f%s", hostname, key);
-	machine = g_hash_table_lookup(table->by_identity, identity);
 	if (machine) {
 		g_free(identity);
-		g_free(key);
-		return machine;
+		g_free(clock_key);
+	} else {
+		machine = machine_table_add(table, trace, clock_key);
+		*is_new = true;
+		if (identity) {
+			g_hash_table_insert(table->by_identity, identity, machine);
+		}
 	}
 
-	machine = machine_table_add(table, hostname, key, true);
-	g_hash_table_insert(table->by_identity, identity, machine);
+	bt_trace_get_ref(trace);
+	g_hash_table_insert(table->by_trace, (gpointer) trace, machine);
+	if (machine->role == MACHINE_ROLE_UNKNOWN) {
+		machine->role = trace_role(trace);
+	}
+
+	if (env_string(trace, "vm_sync_quality")) {
+		machine->from_correlate = true;
+	}
+
+	return machine;
+}
+
+/* A stream not in the cache: through its trace, then its clock class. */
+static struct machine *machine_of_uncached_stream(struct machine_table *table,
+		const bt_stream *stream, bool *is_new)
+{
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	const bt_clock_class *clock_class = stream_clock_class(stream);
+	struct machine *machine = g_hash_table_lookup(table->by_trace, trace);
+
+	if (!machine) {
+		machine = machine_of_new_trace(table, stream, is_new);
+	}
+
+	if (clock_class) {
+		machine->has_clock = true;
+		if (!g_hash_table_contains(table->by_clock_class, clock_class)) {
+			bt_clock_class_get_ref(clock_class);
+			g_hash_table_insert(table->by_clock_class,
+				(gpointer) clock_class, machine);
+		}
+	}
+
 	return machine;
 }
 
 struct machine *machine_table_machine_of_stream(struct machine_table *table,
-		const bt_stream *stream)
+		const bt_stream *stream, bool *is_new)
 {
-	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
-	const bt_clock_class *clock_class =
-		bt_stream_class_borrow_default_clock_class_const(
-			bt_stream_borrow_class_const(stream));
 	struct machine *machine;
+	unsigned int index;
+	bool registered = false;
 
-	if (clock_class) {
-		machine = g_hash_table_lookup(table->by_clock_class, clock_class);
-		if (!machine) {
-			machine = machine_of_new_clock_class(table,
-				trace_hostname(trace), clock_class);
-			g_hash_table_insert(table->by_clock_class,
-				(gpointer) clock_class, machine);
-		}
+	if (stream_cache_find(&table->streams, stream, &index)) {
+		machine = machine_table_at(table, index);
 	} else {
-		/* No clock: the trace is the only identity left. */
-		machine = g_hash_table_lookup(table->by_trace, trace);
-		if (!machine) {
-			machine = machine_table_add(table, trace_hostname(trace),
-				g_strdup("~"), false);
-		}
+		machine = machine_of_uncached_stream(table, stream, &registered);
+		stream_cache_add(&table->streams, stream, machine->index);
 	}
 
-	if (!g_hash_table_contains(table->by_trace, trace)) {
-		g_hash_table_insert(table->by_trace, (gpointer) trace, machine);
+	if (is_new) {
+		*is_new = registered;
 	}
 
 	return machine;
@@ -204,14 +315,16 @@ static bool name_taken(const struct machine_table *table, const char *name)
 	return machine_table_find_by_name(table, name) != NULL;
 }
 
-static void name_machine(struct machine_table *table, struct machine *machine)
+/* `base`, else `base#2`, `base#3`, ...: the first one free. */
+static void name_machine(struct machine_table *table, struct machine *machine,
+		const char *base)
 {
 	unsigned int suffix = 2;
-	char *name = g_strdup(machine->hostname);
+	char *name = g_strdup(base);
 
 	while (name_taken(table, name)) {
 		g_free(name);
-		name = g_strdup_printf("%s#%u", machine->hostname, suffix++);
+		name = g_strdup_printf("%s#%u", base, suffix++);
 	}
 
 	machine->name = name;
@@ -236,11 +349,30 @@ void machine_table_assign_names(struct machine_table *table)
 		table->names_assigned = true;
 	}
 
+	/* Names correlate gave win over hostnames that would take them. */
 	for (i = 0; i < order->len; i++) {
-		name_machine(table, g_ptr_array_index(order, i));
+		struct machine *machine = g_ptr_array_index(order, i);
+
+		if (machine->given_name && !name_taken(table, machine->given_name)) {
+			machine->name = g_strdup(machine->given_name);
+		}
+	}
+
+	for (i = 0; i < order->len; i++) {
+		struct machine *machine = g_ptr_array_index(order, i);
+
+		if (!machine->name) {
+			name_machine(table, machine, machine->given_name ?
+				machine->given_name : machine->hostname);
+		}
 	}
 
 	g_ptr_array_free(order, TRUE);
+}
+
+const char *machine_display_name(const struct machine *machine)
+{
+	return machine->name ? machine->name : machine->hostname;
 }
 
 struct machine *machine_table_find_by_name(const struct machine_table *table,
@@ -271,9 +403,8 @@ char *machine_table_names_text(const struct machine_table *table)
 	unsigned int i;
 
 	for (i = 0; i < table->machines->len; i++) {
-		struct machine *machine = machine_table_at(table, i);
-
-		g_ptr_array_add(names, machine->name ? machine->name : machine->hostname);
+		g_ptr_array_add(names,
+			(gpointer) machine_display_name(machine_table_at(table, i)));
 	}
 
 	g_ptr_array_sort(names, compare_strings);

@@ -2,43 +2,73 @@
 #define VM_COMMON_MACHINE_H
 
 /*
- * Machine identification, shared by the components of the plugin.
+ * The machines of a component's input and their names (SPEC, Machines):
+ * one registry, used by the three components, so that they cannot disagree
+ * on what a machine is or how it is called.
  *
- * A machine is one distinct (trace environment `hostname`, clock class UUID)
- * pair: the kernel and user space traces of one boot share a clock UUID and
- * are therefore one machine. Machines are registered as their streams show
- * up; once every machine is known, machine_table_assign_names() gives each a
- * unique name (its hostname, then `#2`, `#3`, ... for hostnames that repeat)
- * in a deterministic order, whatever the order in which they were met.
+ * Identity, from a trace's environment and its clock:
+ * - `vm_machine` (written by filter.vm.correlate on every trace of its
+ *   output, and copied by filter.vm.state on its own): the traces that carry
+ *   the same value are one machine, whatever their clocks. That is how a
+ *   copy of correlate's output, written by sink.ctf.fs (whose clocks have
+ *   no UUID), is recognised when read again.
+ * - else (`hostname`, clock class UUID): the kernel and user space traces of
+ *   one boot share a clock UUID and are therefore one machine. A trace
+ *   without `hostname` counts as hostname `unknown`.
+ * - else (no UUID, or no clock class): the trace is a machine of its own,
+ *   since nothing tells that two such clocks are one.
  *
- * This is filter.vm.correlate's table. Why common/machine-names.h exists
- * too: correlate sees every machine before it names any (its sync pass reads
- * the whole input first), so it can name them in sorted order, and it needs
- * the clock class lookups to convert times. filter.vm.state and
- * sink.vm.threads name machines in order of first sight instead, and
- * normally just read the `vm_machine` environment entry correlate wrote.
+ * Names: `vm_machine` when given, else the hostname, then `#2`, `#3`, ...
+ * for hostnames that repeat. Given names are taken first. Machines are named
+ * by machine_table_assign_names(): filter.vm.correlate calls it once every
+ * machine is known (its sync pass reads the whole input first), which sorts
+ * them by (hostname, clock UUID) whatever the order of the input;
+ * filter.vm.state and sink.vm.threads call it as machines show up, so
+ * there the order is that of first sight. The two only differ for
+ * machines that share a hostname and did not go through correlate.
+ *
+ * Indexes are dense, from 0, in order of first sight: they are the
+ * `machine` of the plain events of lib/.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
+/* Env `vm_role` written by filter.vm.correlate. */
+enum machine_role {
+	MACHINE_ROLE_UNKNOWN,   /* no `vm_role`, or `unknown` */
+	MACHINE_ROLE_HOST,
+	MACHINE_ROLE_GUEST,
+};
+
 struct machine {
-	/* Position in the table (registration order); stable. */
+	/* Position in the table (order of first sight); stable. */
 	unsigned int index;
 
-	/* Environment `hostname` of its traces, "unknown" when they have none. */
+	/* Environment `hostname` of its first trace, "unknown" without one. */
 	char *hostname;
 
+	/* Environment `vm_machine` of its traces, or NULL. */
+	char *given_name;
+
 	/*
-	 * What identifies its clock: the clock class UUID as text, or, for a
-	 * clock class without UUID (or a stream class without clock class),
-	 * a registration-unique text that sorts after every UUID.
+	 * What orders machines of one hostname: the clock class UUID as text,
+	 * or "~" (after every UUID) for a machine identified otherwise.
 	 */
 	char *clock_key;
 
-	/* Whether its streams have a default clock class at all. */
+	/* Whether any of its streams has a default clock class. */
 	bool has_clock;
+
+	/* `vm_role` of the first of its traces that has one. */
+	enum machine_role role;
+
+	/*
+	 * Some trace of it carries `vm_sync_quality`: it comes out of
+	 * filter.vm.correlate, its times already in that run's time base.
+	 */
+	bool from_correlate;
 
 	/* Unique name; NULL until machine_table_assign_names(). */
 	char *name;
@@ -53,17 +83,17 @@ struct machine_table *machine_table_create(void);
 void machine_table_destroy(struct machine_table *table);
 
 /*
- * The machine a stream belongs to, registered on first sight. Never NULL
- * (a stream without clock class gets a machine of its own per trace).
+ * The machine a stream belongs to, registered on first sight; `is_new`
+ * (may be NULL) tells whether it was just registered. Never NULL.
  */
 struct machine *machine_table_machine_of_stream(struct machine_table *table,
-		const bt_stream *stream);
+		const bt_stream *stream, bool *is_new);
 
 /* The machine of an upstream clock class already met, or NULL. */
 struct machine *machine_table_machine_of_clock_class(
 		const struct machine_table *table, const bt_clock_class *clock_class);
 
-/* The machine of the first stream met of an upstream trace, or NULL. */
+/* The machine of an upstream trace already met, or NULL. */
 struct machine *machine_table_machine_of_trace(const struct machine_table *table,
 		const bt_trace *trace);
 
@@ -71,17 +101,21 @@ unsigned int machine_table_count(const struct machine_table *table);
 struct machine *machine_table_at(const struct machine_table *table, unsigned int index);
 
 /*
- * Names every machine that has no name yet. The first call sorts all
- * machines by (hostname, clock key, registration order); a machine met after
- * that call is named after every machine already named.
+ * Names every machine that has no name yet. The first call sorts the
+ * machines it names by (hostname, clock key, index); a machine met after
+ * that call is named after every machine already named, so that no name
+ * ever changes.
  */
 void machine_table_assign_names(struct machine_table *table);
+
+/* Its name, or its hostname before it is named. */
+const char *machine_display_name(const struct machine *machine);
 
 /* The machine named `name`, or NULL. */
 struct machine *machine_table_find_by_name(const struct machine_table *table,
 		const char *name);
 
-/* "a, b, c": every machine name, sorted, for error messages (g_free it). */
+/* "`a`, `b`, `c`": every machine name, sorted, for messages (g_free it). */
 char *machine_table_names_text(const struct machine_table *table);
 
 /* True the first time it is called for this machine and kind (0 .. 63). */

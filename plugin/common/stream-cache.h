@@ -2,7 +2,7 @@
 #define VM_COMMON_STREAM_CACHE_H
 
 /*
- * The machine index of recent streams (machine-names.c): a two-way cache
+ * The machine index of recent streams (machine.c): a two-way cache
  * (slots 2k and 2k+1 form a set, the newest first); the streams being
  * merged are all in use at once, and would often share a slot of a
  * direct-mapped one. A reference is held on each cached stream, so that

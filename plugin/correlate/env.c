@@ -33,6 +33,19 @@ bool correlate_trace_created(void *data,
 	}
 
 	info = correlate_machine_info(iter, machine);
+	if (iter->keeps_time_base) {
+		/* The vm_sync_* entries copied from the input still hold. */
+		ok = set_string(output_trace, "vm_machine", machine->name) &&
+			set_string(output_trace, "vm_role", info->role);
+		if (!ok) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(iter->self,
+				"Cannot add the vm_* environment entries of machine `%s`.",
+				machine->name);
+		}
+
+		return ok;
+	}
+
 	slope = vm_sync_real_text(info->formula.slope);
 	offset = vm_sync_real_text(info->formula.offset_ns);
 	accuracy = vm_sync_real_text(info->accuracy);
@@ -82,6 +95,17 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 		GString *all_transforms)
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
+
+	if (iter->keeps_time_base) {
+		CORRELATE_LOGI(iter->log_level, iter->name,
+			"Machine `%s`: role %s%s; its traces come out of "
+			"filter.vm.correlate, already in that run's time base: times "
+			"kept as they are, vm_sync_* entries as the input has them "
+			"(pass `reference` or `transforms` to synchronize again).",
+			machine->name, info->role,
+			info->is_reference ? " (reference)" : "");
+		return;
+	}
 	/* The reference takes no formula (setup.c): it is the time base. */
 	char *transform = info->is_reference ? NULL : transform_text(machine, info);
 	char *as_parameter = transform ?

@@ -90,7 +90,7 @@ struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 
 	stream_class = bt_stream_borrow_class_const(stream);
 	state = g_new0(struct stream_state, 1);
-	state->machine = machine_table_machine_of_stream(iter->machines, stream);
+	state->machine = machine_table_machine_of_stream(iter->machines, stream, NULL);
 	state->has_clock = bt_stream_class_borrow_default_clock_class_const(stream_class);
 	state->sort_key = stream_sort_key(stream, state->machine);
 	state->info = correlate_machine_info(iter, state->machine);

@@ -149,6 +149,11 @@ struct correlate_iter {
 
 	enum correlate_phase phase;
 	bool machines_final;      /* names, roles and formulas are set */
+	/*
+	 * The input is a previous run's output, already in one time base:
+	 * its times, roles and vm_sync_* entries are kept (setup.c).
+	 */
+	bool keeps_time_base;
 	bool sync_pass_done;
 
 	/* Sync pass. */

@@ -125,9 +125,6 @@ struct mirror {
 		} \
 	} while (0)
 
-#define MIRROR_WARN(_mirror, _fmt, ...) \
-	MIRROR_LOG(_mirror, BT_LOGGING_LEVEL_WARNING, "W", _fmt, __VA_ARGS__)
-
 #define MIRROR_DEBUG(_mirror, _fmt, ...) \
 	MIRROR_LOG(_mirror, BT_LOGGING_LEVEL_DEBUG, "D", _fmt, __VA_ARGS__)
 

@@ -20,8 +20,9 @@ static bool check_machine_name(struct correlate_iter *iter, const char *param,
 
 	names = machine_table_names_text(iter->machines);
 	ITER_ERROR(iter, "Unknown machine `%s` in parameter `%s`: the machines of "
-		"the input traces are %s (a trace's `hostname` environment entry, "
-		"with `#2`, `#3`, ... when hostnames repeat).", name, param, names);
+		"the input traces are %s (a trace's `vm_machine` or `hostname` "
+		"environment entry, with `#2`, `#3`, ... when names repeat).",
+		name, param, names);
 	g_free(names);
 	return false;
 }
@@ -45,6 +46,55 @@ static bool check_parameters(struct correlate_iter *iter)
 	}
 
 	return true;
+}
+
+/*
+ * A copy of a previous run's output read again (sink.ctf.fs, then
+ * src.ctf.fs): every machine comes out of filter.vm.correlate, so its times
+ * are already in that run's time base. Synchronizing them again would only
+ * move them within the accuracy of the new fit; they are kept as they are,
+ * unless a parameter asks for a new time base or new formulas.
+ */
+static bool input_keeps_time_base(struct correlate_iter *iter)
+{
+	const struct correlate_params *params = &iter->comp->params;
+	unsigned int count = machine_table_count(iter->machines);
+	unsigned int i;
+
+	if (count == 0 || params->sync != CORRELATE_SYNC_AUTO || params->reference ||
+			g_hash_table_size(params->transforms) > 0) {
+		return false;
+	}
+
+	for (i = 0; i < count; i++) {
+		const struct machine *machine = machine_table_at(iter->machines, i);
+
+		if (!machine->given_name || !machine->from_correlate) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
+/* The host of a previous run's output: `host`, else its `vm_role`. */
+static struct machine *kept_host(struct correlate_iter *iter)
+{
+	unsigned int i;
+
+	if (iter->comp->params.host) {
+		return machine_table_find_by_name(iter->machines, iter->comp->params.host);
+	}
+
+	for (i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+
+		if (machine->role == MACHINE_ROLE_HOST) {
+			return machine;
+		}
+	}
+
+	return NULL;
 }
 
 /* How strongly a machine looks like the KVM host (0: not at all). */
@@ -76,6 +126,12 @@ struct machine *correlate_detect_host(struct correlate_iter *iter)
 	struct vm_host_choice choice;
 	struct machine *host;
 	unsigned int i;
+
+	if (iter->keeps_time_base) {
+		/* The rule was applied by the run that wrote the input. */
+		g_free(candidates);
+		return kept_host(iter);
+	}
 
 	for (i = 0; i < count; i++) {
 		struct machine *machine = machine_table_at(iter->machines, i);
@@ -177,7 +233,8 @@ static void apply_transforms(struct correlate_iter *iter)
 			info->method = "transforms";
 		} else {
 			info->formula = vm_sync_formula_identity();
-			info->method = info->is_reference ? "reference" : "none";
+			info->method = iter->keeps_time_base ? "kept" :
+				info->is_reference ? "reference" : "none";
 		}
 	}
 }
@@ -209,6 +266,7 @@ bool correlate_finalize_machines(struct correlate_iter *iter)
 		return false;
 	}
 
+	iter->keeps_time_base = input_keeps_time_base(iter);
 	host = correlate_detect_host(iter);
 	reference = iter->comp->params.reference ?
 		machine_table_find_by_name(iter->machines, iter->comp->params.reference) :

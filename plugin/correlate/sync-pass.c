@@ -544,7 +544,11 @@ bt_message_iterator_class_next_method_status correlate_sync_pass(
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 		}
 
-		solve(iter);
+		/* Known once the whole input is read: a late machine may be new. */
+		if (!iter->keeps_time_base) {
+			solve(iter);
+		}
+
 		correlate_log_summary(iter);
 		correlate_sync_pass_reset(iter);
 		if (!correlate_check_formula_spans(iter)) {

@@ -13,9 +13,10 @@
 #include "state/msg-ring.h"
 #include "state/cause-ring.h"
 #include "state/vcpu-stream.h"
+#include "state/earlier-states.h"
 #include "common/event-decode.h"
 #include "common/log.h"
-#include "common/machine-names.h"
+#include "common/machine.h"
 #include "model/host-rule.h"
 #include "vcpu/tracker.h"
 
@@ -27,10 +28,12 @@ struct state_iterator {
 	struct state_component *component;
 	bt_message_iterator *upstream;
 	struct event_decoder *decoder;
-	struct machine_names *machines;
+	struct machine_table *machines;
 	struct vm_model *model;
 	struct vm_vcpu_tracker *tracker;
 	struct vcpu_stream *vcpu_stream;
+	/* vm:vcpu_state streams of the input, replaced by ours. */
+	struct earlier_states *earlier_states;
 	/* References owned, in output order. */
 	struct msg_ring output;
 	/* Of each input the tracker holds, in input order. */
@@ -134,6 +137,28 @@ static void on_release(void *user, void *cookie)
 	msg_ring_push(&it->output, msg);
 }
 
+/* The name of machine `index` (named on first sight), "" if none. */
+static const char *machine_name(const struct state_iterator *it,
+		unsigned int index)
+{
+	if (index >= machine_table_count(it->machines))
+		return "";
+	return machine_display_name(machine_table_at(it->machines, index));
+}
+
+/* The index of the machine named `name`; false when there is none. */
+static bool find_machine(const struct state_iterator *it, const char *name,
+		unsigned int *index)
+{
+	const struct machine *machine =
+		machine_table_find_by_name(it->machines, name);
+
+	if (!machine)
+		return false;
+	*index = machine->index;
+	return true;
+}
+
 /*
  * Changes are only recorded on event inputs (lib/vcpu/state.c), and are
  * reported right after the release of their input: `cause` is that event.
@@ -159,7 +184,7 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 		return;
 	}
 	if (!vcpu_stream_append_change(it->vcpu_stream, &it->output, change,
-			machine_names_name(it->machines, change->vm),
+			machine_name(it, change->vm),
 			it->cause_msg, it->cause.clock.clock_class,
 			it->cause.clock.value))
 		it->failed = true;
@@ -172,7 +197,7 @@ static void on_warning(void *user, enum vm_vcpu_warning kind,
 
 	(void) kind;
 	STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
-		"Machine `%s`: %s", machine_names_name(it->machines, machine),
+		"Machine `%s`: %s", machine_name(it, machine),
 		message);
 }
 
@@ -180,7 +205,7 @@ static const char *on_machine_name(void *user, unsigned int machine)
 {
 	struct state_iterator *it = user;
 
-	return machine_names_name(it->machines, machine);
+	return machine_name(it, machine);
 }
 
 static void discard_message(void *cookie)
@@ -203,7 +228,7 @@ static void destroy_analysis(struct state_iterator *it)
  */
 static void announce_machine(struct state_iterator *it, unsigned int machine)
 {
-	enum machine_role role = machine_names_role(it->machines, machine);
+	enum machine_role role = machine_table_at(it->machines, machine)->role;
 
 	vm_vcpu_tracker_add_machine(it->tracker, machine);
 	if (role == MACHINE_ROLE_UNKNOWN)
@@ -235,7 +260,7 @@ static bool create_analysis(struct state_iterator *it)
 	}
 	it->roles_given = false;
 	it->role_host = -1;
-	for (machine = 0; machine < machine_names_count(it->machines); machine++)
+	for (machine = 0; machine < machine_table_count(it->machines); machine++)
 		announce_machine(it, machine);
 	it->cause_msg = NULL;
 	it->cause.is_event = false;
@@ -255,7 +280,8 @@ static void iterator_destroy(struct state_iterator *it)
 	msg_ring_fini(&it->output);
 	cause_ring_fini(&it->causes);
 	vcpu_stream_destroy(it->vcpu_stream);
-	machine_names_destroy(it->machines);
+	earlier_states_destroy(it->earlier_states);
+	machine_table_destroy(it->machines);
 	event_decoder_destroy(it->decoder);
 	bt_message_iterator_put_ref(it->upstream);
 	g_free(it);
@@ -288,8 +314,9 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 	}
 	/* The tracker never reads strings (it blanks them in its copies). */
 	it->decoder = event_decoder_create_without_strings();
-	it->machines = machine_names_create();
+	it->machines = machine_table_create();
 	it->vcpu_stream = vcpu_stream_create(self_msg_iter);
+	it->earlier_states = earlier_states_create();
 	if (!create_analysis(it)) {
 		iterator_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
@@ -317,13 +344,14 @@ static unsigned int machine_of_stream(struct state_iterator *it,
 		const bt_stream *stream)
 {
 	bool is_new;
-	unsigned int machine = machine_names_of_stream(it->machines, stream,
-		&is_new).index;
+	unsigned int machine = machine_table_machine_of_stream(it->machines,
+		stream, &is_new)->index;
 
 	if (is_new) {
+		machine_table_assign_names(it->machines);
 		announce_machine(it, machine);
 		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
-			"Machine `%s` found.", machine_names_name(it->machines,
+			"Machine `%s` found.", machine_name(it,
 				machine));
 	}
 	return machine;
@@ -343,8 +371,8 @@ static bool apply_vm_pids(struct state_iterator *it)
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		unsigned int machine;
 
-		if (!machine_names_find(it->machines, key, &machine)) {
-			char *list = machine_names_list(it->machines);
+		if (!find_machine(it, key, &machine)) {
+			char *list = machine_table_names_text(it->machines);
 
 			ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: no machine of "
 				"the input is named `%s`; the machines are: %s.",
@@ -376,10 +404,10 @@ static bool check_vm_pids_host(struct state_iterator *it)
 	if (host == VM_MODEL_UNKNOWN)
 		return true;
 	it->vm_pids_host_checked = true;
-	name = machine_names_name(it->machines, (unsigned int) host);
+	name = machine_name(it, (unsigned int) host);
 	if (!name || !g_hash_table_contains(it->component->params.vm_pids, name))
 		return true;
-	list = machine_names_list(it->machines);
+	list = machine_table_names_text(it->machines);
 	ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: machine `%s` is the host (it "
 		"runs the VMs: its trace has their KVM events), not a guest; give "
 		"the process id of each guest's QEMU under the guest's name (the "
@@ -401,8 +429,8 @@ static bool apply_host(struct state_iterator *it)
 
 	if (!host)
 		return true;
-	if (!machine_names_find(it->machines, host, &machine)) {
-		char *list = machine_names_list(it->machines);
+	if (!find_machine(it, host, &machine)) {
+		char *list = machine_table_names_text(it->machines);
 
 		ITER_ERROR_CAUSE(it, "Parameter `host`: no machine of the input "
 			"is named `%s`; the machines are: %s.", host, list);
@@ -419,7 +447,7 @@ static bool apply_host(struct state_iterator *it)
 			"`vm_role` says the host is `%s`: following `vm_role`, so that "
 			"every component agrees. Pass `host` to filter.vm.correlate "
 			"instead.", host, it->role_host < 0 ? "(none)" :
-			machine_names_name(it->machines, (unsigned int) it->role_host));
+			machine_name(it, (unsigned int) it->role_host));
 	return true;
 }
 
@@ -429,7 +457,7 @@ static bool apply_host(struct state_iterator *it)
  */
 static void warn_host_choice(struct state_iterator *it)
 {
-	unsigned int count = machine_names_count(it->machines);
+	unsigned int count = machine_table_count(it->machines);
 	struct vm_host_candidate *candidates;
 	struct vm_host_choice choice;
 	unsigned int named;
@@ -440,12 +468,12 @@ static void warn_host_choice(struct state_iterator *it)
 		return;
 	candidates = g_new0(struct vm_host_candidate, count ? count : 1);
 	for (i = 0; i < count; i++) {
-		candidates[i].name = machine_names_name(it->machines, i);
+		candidates[i].name = machine_name(it, i);
 		candidates[i].evidence =
 			it->model->cls->host_evidence(it->model->data, i);
 	}
 	choice = vm_host_rule_choose(candidates, count,
-		it->component->params.host && machine_names_find(it->machines,
+		it->component->params.host && find_machine(it,
 			it->component->params.host, &named) ? (int64_t) named :
 			VM_MODEL_UNKNOWN);
 	warning = vm_host_rule_warning(&choice, candidates, count);
@@ -491,9 +519,29 @@ static void push_other(struct state_iterator *it, const bt_message *msg)
 	vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
 }
 
+/*
+ * An earlier filter.vm.state's vm:vcpu_state stream: ours replaces it.
+ * Takes the reference on `msg` when true.
+ */
+static bool drop_earlier_state(struct state_iterator *it, const bt_message *msg)
+{
+	bool first;
+
+	if (!earlier_states_has(it->earlier_states, msg, &first))
+		return false;
+	if (first)
+		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
+			"The input has vm:vcpu_state events of an earlier "
+			"filter.vm.state: they are replaced by the ones computed here.");
+	bt_message_put_ref(msg);
+	return true;
+}
+
 /* Takes the reference on `msg`. */
 static bool push_message(struct state_iterator *it, const bt_message *msg)
 {
+	if (drop_earlier_state(it, msg))
+		return true;
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
 		if (!push_event(it, msg)) {

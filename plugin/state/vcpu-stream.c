@@ -173,7 +173,8 @@ static bool create_ir(struct vcpu_stream *stream, const bt_message *cause,
 	if (!stream->trace || bt_trace_set_name(stream->trace, "vm-state") !=
 			BT_TRACE_SET_NAME_STATUS_OK ||
 			!copy_env(stream->trace, host_trace, "hostname") ||
-			!copy_env(stream->trace, host_trace, "vm_machine"))
+			!copy_env(stream->trace, host_trace, "vm_machine") ||
+			!copy_env(stream->trace, host_trace, "vm_role"))
 		goto error;
 	stream->stream = bt_stream_create(stream->stream_class, stream->trace);
 	if (!stream->stream)

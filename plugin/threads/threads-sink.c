@@ -5,7 +5,7 @@
 
 #include "common/event-decode.h"
 #include "common/log.h"
-#include "common/machine-names.h"
+#include "common/machine.h"
 #include "params.h"
 #include "threads-sink.h"
 #include "threads/threads.h"
@@ -20,7 +20,7 @@ struct threads_sink {
 	struct threads_params params;
 	bt_message_iterator *iterator;
 	struct event_decoder *decoder;
-	struct machine_names *machines;
+	struct machine_table *machines;
 	struct vm_threads *threads;
 	struct vm_writer *writer;
 	/* Replaces `path` only once the output is complete (see finish()). */
@@ -77,7 +77,7 @@ static void sink_destroy(struct threads_sink *sink)
 	/* Not committed (a failed or interrupted run): `path` stays as it was. */
 	vm_output_file_close(sink->output);
 	vm_threads_destroy(sink->threads);
-	machine_names_destroy(sink->machines);
+	machine_table_destroy(sink->machines);
 	event_decoder_destroy(sink->decoder);
 	threads_params_clear(&sink->params);
 	if (sink->warned_discarded)
@@ -127,7 +127,7 @@ static bool create_analysis(struct threads_sink *sink)
 	if (vm_writer_wants(sink->writer, VM_WRITER_EXITS))
 		cb.exit_stat = on_exit_stat;
 	sink->decoder = event_decoder_create();
-	sink->machines = machine_names_create();
+	sink->machines = machine_table_create();
 	sink->threads = vm_threads_create(&cb);
 	sink->warned_discarded = g_hash_table_new(g_direct_hash, g_direct_equal);
 	return sink->decoder && sink->machines && sink->threads;
@@ -226,26 +226,28 @@ static enum vm_threads_role threads_role(enum machine_role role)
 	}
 }
 
-static struct machine_name_info machine_of_stream(struct threads_sink *sink,
+/* The machine of `stream`, named and announced on first sight. */
+static const struct machine *machine_of_stream(struct threads_sink *sink,
 		const bt_stream *stream)
 {
 	bool is_new;
-	struct machine_name_info info =
-		machine_names_of_stream(sink->machines, stream, &is_new);
+	struct machine *machine = machine_table_machine_of_stream(sink->machines,
+		stream, &is_new);
 
 	if (is_new) {
+		machine_table_assign_names(sink->machines);
 		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_DEBUG,
-			"New machine `%s` (index %u).", info.name, info.index);
-		vm_threads_add_machine(sink->threads, info.index, info.name,
-			threads_role(info.role));
+			"New machine `%s` (index %u).", machine->name, machine->index);
+		vm_threads_add_machine(sink->threads, machine->index, machine->name,
+			threads_role(machine->role));
 	}
-	return info;
+	return machine;
 }
 
 static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
 {
 	return machine_of_stream(sink, bt_event_borrow_stream_const(
-		bt_message_event_borrow_event_const(msg))).index;
+		bt_message_event_borrow_event_const(msg)))->index;
 }
 
 /*
@@ -258,14 +260,15 @@ static void handle_discarded(struct threads_sink *sink, const bt_message *msg)
 	const bt_stream *stream = events ?
 		bt_message_discarded_events_borrow_stream_const(msg) :
 		bt_message_discarded_packets_borrow_stream_const(msg);
-	struct machine_name_info info = machine_of_stream(sink, stream);
+	const struct machine *machine = machine_of_stream(sink, stream);
 
-	if (!g_hash_table_add(sink->warned_discarded, GUINT_TO_POINTER(info.index + 1)))
+	if (!g_hash_table_add(sink->warned_discarded,
+			GUINT_TO_POINTER(machine->index + 1)))
 		return;
 	THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
 		"Machine `%s`: the tracer discarded %s; the thread states around the "
 		"gap may be wrong (record with larger or more sub-buffers to avoid it).",
-		info.name, events ? "events" : "packets");
+		machine->name, events ? "events" : "packets");
 }
 
 static void warn_no_clock(struct threads_sink *sink)

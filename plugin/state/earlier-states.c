@@ -1,0 +1,111 @@
+/*
+ * The vm:vcpu_state streams of the input: see earlier-states.h.
+ */
+
+#include <string.h>
+#include <glib.h>
+
+#include "state/earlier-states.h"
+
+struct earlier_states {
+	/*
+	 * const bt_stream_class * (one reference held, so that its address
+	 * cannot name another class later) -> GINT_TO_POINTER(1 + verdict).
+	 */
+	GHashTable *verdicts;
+	bool seen;
+};
+
+static void stream_class_put(gpointer stream_class)
+{
+	bt_stream_class_put_ref(stream_class);
+}
+
+struct earlier_states *earlier_states_create(void)
+{
+	struct earlier_states *states = g_new0(struct earlier_states, 1);
+
+	states->verdicts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		stream_class_put, NULL);
+	return states;
+}
+
+void earlier_states_destroy(struct earlier_states *states)
+{
+	if (!states)
+		return;
+	g_hash_table_destroy(states->verdicts);
+	g_free(states);
+}
+
+/* The stream of a message, NULL for those without one (inactivity). */
+static const bt_stream *stream_of(const bt_message *msg)
+{
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return bt_event_borrow_stream_const(
+			bt_message_event_borrow_event_const(msg));
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		return bt_message_stream_beginning_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_STREAM_END:
+		return bt_message_stream_end_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(msg));
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return bt_packet_borrow_stream_const(
+			bt_message_packet_end_borrow_packet_const(msg));
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return bt_message_discarded_events_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return bt_message_discarded_packets_borrow_stream_const(msg);
+	default:
+		return NULL;
+	}
+}
+
+static bool has_vcpu_state_class(const bt_stream_class *stream_class)
+{
+	uint64_t count = bt_stream_class_get_event_class_count(stream_class);
+	uint64_t i;
+
+	for (i = 0; i < count; i++) {
+		const char *name = bt_event_class_get_name(
+			bt_stream_class_borrow_event_class_by_index_const(
+				stream_class, i));
+
+		if (name && strcmp(name, "vm:vcpu_state") == 0)
+			return true;
+	}
+	return false;
+}
+
+bool earlier_states_has(struct earlier_states *states, const bt_message *msg,
+		bool *first)
+{
+	const bt_stream *stream = stream_of(msg);
+	const bt_stream_class *stream_class;
+	gpointer verdict;
+	bool has;
+
+	*first = false;
+	if (!stream)
+		return false;
+	stream_class = bt_stream_borrow_class_const(stream);
+	verdict = g_hash_table_lookup(states->verdicts, stream_class);
+	if (verdict)
+		return GPOINTER_TO_INT(verdict) - 1;
+	/*
+	 * Decided on the first message of the class: its event classes may
+	 * grow later, but a stream is replaced as a whole or not at all.
+	 */
+	has = has_vcpu_state_class(stream_class);
+	bt_stream_class_get_ref(stream_class);
+	g_hash_table_insert(states->verdicts, (gpointer) stream_class,
+		GINT_TO_POINTER(1 + has));
+	if (has && !states->seen) {
+		states->seen = true;
+		*first = true;
+	}
+	return has;
+}
