@@ -43,7 +43,8 @@ struct vm_vcpu_align *vm_vcpu_align_create(void)
 		g_free, NULL);
 	align->guests = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 		guest_destroy);
-	align->last_fits = g_array_new(FALSE, TRUE, sizeof(struct vm_vcpu_fit));
+	align->constraints = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		NULL, array_free);
 	return align;
 }
 
@@ -51,7 +52,7 @@ void vm_vcpu_align_destroy(struct vm_vcpu_align *align)
 {
 	if (!align)
 		return;
-	g_array_free(align->last_fits, TRUE);
+	g_hash_table_destroy(align->constraints);
 	g_hash_table_destroy(align->guests);
 	g_hash_table_destroy(align->candidate_by_key);
 	g_ptr_array_free(align->candidates, TRUE);
@@ -145,6 +146,13 @@ static gint compare_intervals(gconstpointer a, gconstpointer b)
 	if (x->entry != y->entry)
 		return x->entry < y->entry ? -1 : 1;
 	return (x->exit > y->exit) - (x->exit < y->exit);
+}
+
+gint vm_vcpu_compare_u64(gconstpointer a, gconstpointer b)
+{
+	guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+	return (x > y) - (x < y);
 }
 
 static gint compare_times(gconstpointer a, gconstpointer b)

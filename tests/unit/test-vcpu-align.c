@@ -1,0 +1,306 @@
+/*
+ * The synchronization from stock KVM events (lib/sync/vcpu-align.h) on
+ * simulated vCPUs whose truth is known: guest-mode intervals of a host
+ * process's vCPU threads, and guest events inside them, recorded on a guest
+ * clock that is seconds away and drifts. The fit must find the offset, the
+ * right process among look-alikes, place every event within microseconds of
+ * its true host time, and refuse what cannot be told.
+ */
+#include <check.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sync/vcpu-align.h"
+
+#define HOST 0u
+#define HOST_START INT64_C(1600000000000000000)
+
+struct sim_event {
+	int64_t guest_ts;
+	int64_t host_ts;   /* the truth */
+};
+
+struct sim {
+	GRand *rand;
+	int64_t offset_ns;    /* host = guest + offset + drift */
+	int64_t drift_ppm;
+	GArray *events;       /* struct sim_event, every CPU */
+};
+
+static int64_t range(GRand *rand, int64_t low, int64_t high)
+{
+	return low + (int64_t) g_rand_double_range(rand, 0, (double) (high - low));
+}
+
+/* The guest clock at true (host) time h. */
+static int64_t guest_clock(const struct sim *sim, int64_t h)
+{
+	return h - sim->offset_ns - (h - HOST_START) * sim->drift_ppm / 1000000;
+}
+
+/* How long a vCPU stays out of guest mode: mostly short, sometimes idle. */
+static int64_t time_out(GRand *rand)
+{
+	double p = g_rand_double(rand);
+
+	if (p < 0.80)
+		return range(rand, 1000, 20000);
+	if (p < 0.95)
+		return range(rand, 20000, 300000);
+	return range(rand, 500000, 5000000);
+}
+
+static void emit(struct sim *sim, struct vm_vcpu_align *align, unsigned int guest,
+		uint64_t cpu, int64_t h)
+{
+	struct sim_event event = { guest_clock(sim, h), h };
+
+	if (guest != G_MAXUINT)
+		vm_vcpu_align_add_guest_event(align, guest, cpu, event.guest_ts);
+	g_array_append_val(sim->events, event);
+}
+
+/*
+ * One VM over `duration`: for each vCPU, guest-mode intervals given to the
+ * alignment as process `pid` (unless pid < 0), events given as `guest`
+ * (unless G_MAXUINT): one soon after most entries, one shortly before most
+ * exits, others in between.
+ */
+static void simulate(struct sim *sim, struct vm_vcpu_align *align, int64_t pid,
+		unsigned int guest, unsigned int vcpus, int64_t duration)
+{
+	for (unsigned int v = 0; v < vcpus; v++) {
+		int64_t h = HOST_START + range(sim->rand, 0, 100000);
+
+		while (h < HOST_START + duration) {
+			int64_t entry = h, exit = h + range(sim->rand, 5000, 200000);
+			int64_t t = entry + range(sim->rand, 300, 2000);
+
+			if (pid >= 0)
+				vm_vcpu_align_add_guest_mode(align, HOST, pid, pid * 100 + v,
+					v, entry, exit);
+			while (t < exit - 3000) {
+				emit(sim, align, guest, v, t);
+				t += range(sim->rand, 1000, 50000);
+			}
+			emit(sim, align, guest, v, exit - range(sim->rand, 300, 3000));
+			h = exit + time_out(sim->rand);
+		}
+	}
+}
+
+static void sim_init(struct sim *sim, guint32 seed, int64_t offset_ns, int64_t drift_ppm)
+{
+	sim->rand = g_rand_new_with_seed(seed);
+	sim->offset_ns = offset_ns;
+	sim->drift_ppm = drift_ppm;
+	sim->events = g_array_new(FALSE, FALSE, sizeof(struct sim_event));
+}
+
+static void sim_fini(struct sim *sim)
+{
+	g_rand_free(sim->rand);
+	g_array_free(sim->events, TRUE);
+}
+
+static gint compare_i64(gconstpointer a, gconstpointer b)
+{
+	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median and largest error of the fit over every simulated event. */
+static void errors_of(const struct sim *sim, const struct vm_vcpu_fit *fit,
+		int64_t *median, int64_t *largest)
+{
+	GArray *errors = g_array_new(FALSE, FALSE, sizeof(int64_t));
+
+	for (guint i = 0; i < sim->events->len; i++) {
+		const struct sim_event *event = &g_array_index(sim->events, struct sim_event, i);
+		int64_t error = vm_sync_formula_apply(&fit->formula, event->guest_ts) -
+			event->host_ts;
+
+		error = error < 0 ? -error : error;
+		g_array_append_val(errors, error);
+	}
+	g_array_sort(errors, compare_i64);
+	*median = g_array_index(errors, int64_t, errors->len / 2);
+	*largest = g_array_index(errors, int64_t, errors->len - 1);
+	if (getenv("VCPU_ALIGN_DEBUG"))
+		fprintf(stderr, "events %u constraints %llu outside %llu median %lld largest %lld\n",
+			errors->len, (unsigned long long) fit->constraints,
+			(unsigned long long) fit->outside, (long long) *median, (long long) *largest);
+	g_array_free(errors, TRUE);
+}
+
+static void check_one_guest(guint32 seed, int64_t offset_ns, int64_t drift_ppm)
+{
+	struct vm_vcpu_align *align = vm_vcpu_align_create();
+	struct vm_vcpu_fit fits[2], fit;
+	struct sim sim;
+	int64_t median, largest;
+
+	sim_init(&sim, seed, offset_ns, drift_ppm);
+	/* Guest index 1: index 0, never given, has nothing to fit. */
+	simulate(&sim, align, 4242, 1, 2, INT64_C(2000000000));
+	vm_vcpu_align_solve(align, 2, fits);
+	ck_assert_int_eq(fits[0].status, VM_VCPU_FIT_TOO_LITTLE);
+	fit = fits[1];
+	ck_assert_msg(fit.status == VM_VCPU_FIT_OK, "seed %u offset %lld: status %d",
+		seed, (long long) offset_ns, fit.status);
+	ck_assert_int_eq(fit.host_pid, 4242);
+	ck_assert_int_eq(fit.host, HOST);
+	ck_assert(fit.constraints >= 1000);
+	ck_assert_int_eq(fit.outside, 0);
+	errors_of(&sim, &fit, &median, &largest);
+	ck_assert_msg(median <= 1000 && largest <= 5000,
+		"seed %u: median error %lld ns, largest %lld ns", seed,
+		(long long) median, (long long) largest);
+	sim_fini(&sim);
+	vm_vcpu_align_destroy(align);
+}
+
+START_TEST(test_offsets_and_drifts)
+{
+	check_one_guest(1, INT64_C(37000000000), 80);
+	check_one_guest(2, -INT64_C(59000000000), -100);
+	check_one_guest(3, INT64_C(1234567), 0);
+	check_one_guest(4, -INT64_C(3000000000), 45);
+}
+END_TEST
+
+/* Three VMs whose vCPU threads look alike: timing alone tells them apart. */
+START_TEST(test_look_alike_processes)
+{
+	struct vm_vcpu_align *align = vm_vcpu_align_create();
+	struct sim sims[3];
+	struct vm_vcpu_fit fits[3];
+	const int64_t pids[3] = { 300, 100, 200 };
+
+	for (unsigned int g = 0; g < 3; g++) {
+		sim_init(&sims[g], 10 + g, INT64_C(5000000000) * (g + 1) - 7000, 30);
+		simulate(&sims[g], align, pids[g], g, 2, INT64_C(1000000000));
+	}
+	vm_vcpu_align_solve(align, 3, fits);
+	for (unsigned int g = 0; g < 3; g++) {
+		int64_t median, largest;
+
+		ck_assert_msg(fits[g].status == VM_VCPU_FIT_OK, "guest %u: status %d",
+			g, fits[g].status);
+		ck_assert_int_eq(fits[g].host_pid, pids[g]);
+		errors_of(&sims[g], &fits[g], &median, &largest);
+		ck_assert(median <= 1000 && largest <= 5000);
+		sim_fini(&sims[g]);
+	}
+	vm_vcpu_align_destroy(align);
+}
+END_TEST
+
+/* A guest whose host is not in the trace fits no process. */
+START_TEST(test_guest_of_another_host)
+{
+	struct vm_vcpu_align *align = vm_vcpu_align_create();
+	struct sim host_side, guest_side;
+	struct vm_vcpu_fit fit;
+
+	sim_init(&host_side, 20, 0, 0);
+	sim_init(&guest_side, 21, INT64_C(2000000000), 10);
+	simulate(&host_side, align, 500, G_MAXUINT, 2, INT64_C(1000000000));
+	simulate(&guest_side, align, -1, 0, 2, INT64_C(1000000000));
+	vm_vcpu_align_solve(align, 1, &fit);
+	ck_assert_msg(fit.status == VM_VCPU_FIT_NO_MATCH ||
+		fit.status == VM_VCPU_FIT_AMBIGUOUS, "status %d", fit.status);
+	ck_assert_int_ne(fit.status, VM_VCPU_FIT_OK);
+	sim_fini(&host_side);
+	sim_fini(&guest_side);
+	vm_vcpu_align_destroy(align);
+}
+END_TEST
+
+START_TEST(test_too_little)
+{
+	struct vm_vcpu_align *align = vm_vcpu_align_create();
+	struct sim sim;
+	struct vm_vcpu_fit fit;
+
+	sim_init(&sim, 30, INT64_C(1000000000), 0);
+	/* About 20 events. */
+	simulate(&sim, align, 600, 0, 1, INT64_C(500000));
+	vm_vcpu_align_solve(align, 1, &fit);
+	ck_assert_int_eq(fit.status, VM_VCPU_FIT_TOO_LITTLE);
+	sim_fini(&sim);
+	vm_vcpu_align_destroy(align);
+}
+END_TEST
+
+/* Two processes with the very same vCPU activity: no way to choose. */
+START_TEST(test_two_equal_candidates)
+{
+	struct vm_vcpu_align *align = vm_vcpu_align_create();
+	struct sim a, b;
+	struct vm_vcpu_fit fit;
+
+	sim_init(&a, 40, INT64_C(4000000000), 20);
+	sim_init(&b, 40, INT64_C(4000000000), 20);
+	simulate(&a, align, 700, 0, 2, INT64_C(1000000000));
+	/* The same draws again: process 800's vCPUs did exactly the same. */
+	simulate(&b, align, 800, G_MAXUINT, 2, INT64_C(1000000000));
+	vm_vcpu_align_solve(align, 1, &fit);
+	ck_assert_int_eq(fit.status, VM_VCPU_FIT_AMBIGUOUS);
+	sim_fini(&a);
+	sim_fini(&b);
+	vm_vcpu_align_destroy(align);
+}
+END_TEST
+
+/* The constraints, fed to the sync library, give the same map. */
+START_TEST(test_feed)
+{
+	struct vm_vcpu_align *align = vm_vcpu_align_create();
+	struct vm_sync *sync = vm_sync_create(2);
+	struct vm_sync_result results[2];
+	struct vm_vcpu_fit fits[2];
+	struct sim sim;
+	int64_t median, largest;
+
+	sim_init(&sim, 50, -INT64_C(12000000000), -60);
+	simulate(&sim, align, 900, 1, 2, INT64_C(1000000000));
+	vm_vcpu_align_solve(align, 2, fits);
+	ck_assert_int_eq(fits[1].status, VM_VCPU_FIT_OK);
+	vm_vcpu_align_feed(align, 1, &fits[1], sync, 2, 0, 1);
+	vm_sync_solve(sync, 0, results);
+	ck_assert_int_eq(results[1].parent, 0);
+	ck_assert_int_eq(results[1].quality, VM_SYNC_ACCURATE);
+	ck_assert_int_eq(results[1].matches, fits[1].constraints);
+	fits[1].formula = results[1].formula;
+	errors_of(&sim, &fits[1], &median, &largest);
+	ck_assert(median <= 1000 && largest <= 5000);
+	sim_fini(&sim);
+	vm_sync_destroy(sync);
+	vm_vcpu_align_destroy(align);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vcpu-align");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_offsets_and_drifts);
+	tcase_add_test(tc, test_look_alike_processes);
+	tcase_add_test(tc, test_guest_of_another_host);
+	tcase_add_test(tc, test_too_little);
+	tcase_add_test(tc, test_two_equal_candidates);
+	tcase_add_test(tc, test_feed);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
