@@ -69,7 +69,7 @@ struct vm_vcpu_fit {
 	enum vm_sync_quality quality;     /* OK: of the hull of its constraints */
 	long double accuracy;             /* OK: of that hull */
 	uint64_t constraints;             /* OK: the one-way constraints used */
-	uint64_t events;                  /* guest events checked */
+	uint64_t events;                  /* guest events checked (within the host's record) */
 	uint64_t outside;                 /* of those, outside guest mode under `formula` */
 };
 

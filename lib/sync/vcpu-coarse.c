@@ -30,7 +30,7 @@
 /* An anchor fitting more guest gaps than this tells nothing yet. */
 #define MAX_START_RANGES 20000
 /* Anchors closer than this to one already tried are skipped. */
-#define ANCHOR_SPACING_NS (2 * LAST_WINDOW_NS)
+#define ANCHOR_SPACING_NS (2 * FIRST_WINDOW_NS)
 
 struct offset_range {
 	int64_t low;

@@ -182,15 +182,27 @@ static struct vm_sync_hull *hull_of(const GArray *constraints)
 	return hull;
 }
 
-/* Guest events of the pairing outside every guest-mode interval under `formula`. */
+/*
+ * Guest events of the pairing outside every guest-mode interval under
+ * `formula`, by more than what the fit cannot pin down (an event a few ns
+ * after an entry that follows a short exit is attributed to no interval,
+ * so the hulls do not hold it inside), among those `checked`: the events
+ * within the host's record of their vCPU (a guest may trace before the
+ * host starts or after it stops).
+ */
 static uint64_t count_outside(const struct vm_vcpu_pairing *pairing,
-		const struct vm_sync_formula *formula)
+		const struct vm_sync_formula *formula, uint64_t *checked)
 {
 	uint64_t outside = pairing->unshared;
 
+	*checked = pairing->unshared;
 	for (guint c = 0; c < pairing->cpus->len; c++) {
 		const GArray *events = g_ptr_array_index(pairing->events, c);
 		const GArray *intervals = g_ptr_array_index(pairing->intervals, c);
+		int64_t known_from = g_array_index(intervals, struct vm_guest_mode, 0).entry -
+			FITTED_TOLERANCE_NS;
+		int64_t known_to = g_array_index(intervals, struct vm_guest_mode,
+			intervals->len - 1).exit + FITTED_TOLERANCE_NS;
 		guint k = 0;
 
 		for (guint i = 0; i < events->len; i++) {
@@ -198,9 +210,13 @@ static uint64_t count_outside(const struct vm_vcpu_pairing *pairing,
 				g_array_index(events, int64_t, i));
 			const struct vm_guest_mode *interval;
 
-			k = advance(intervals, k, h, 0);
+			if (h < known_from || h > known_to)
+				continue;
+			(*checked)++;
+			k = advance(intervals, k, h, FITTED_TOLERANCE_NS);
 			interval = &g_array_index(intervals, struct vm_guest_mode, k);
-			if (h < interval->entry || h > interval->exit)
+			if (h < interval->entry - FITTED_TOLERANCE_NS ||
+					h > interval->exit + FITTED_TOLERANCE_NS)
 				outside++;
 		}
 	}
@@ -306,9 +322,8 @@ static bool refine(const struct vm_vcpu_pairing *pairing,
 /* Whether the map leaves almost every guest event in guest mode. */
 static bool verified(const struct vm_vcpu_pairing *pairing, struct vm_vcpu_fit *fit)
 {
-	fit->events = pairing->event_count + pairing->unshared;
-	fit->outside = count_outside(pairing, &fit->formula);
-	return fit->quality != VM_SYNC_INCOMPLETE &&
+	fit->outside = count_outside(pairing, &fit->formula, &fit->events);
+	return fit->quality != VM_SYNC_INCOMPLETE && fit->events >= MIN_EVENTS &&
 		fit->outside <= fit->events / OUTSIDE_DIVISOR + 2;
 }
 
