@@ -32,6 +32,17 @@ enum vm_event_kind {
 /* An integer field the trace did not have reads as this. */
 #define VM_FIELD_MISSING INT64_MIN
 
+/*
+ * A vCPU number is KVM's vcpu_id, a 32-bit unsigned integer: anything else
+ * comes from a corrupted trace and is treated as a missing field.
+ */
+#define VM_VCPU_ID_MAX INT64_C(0xffffffff)
+
+static inline int vm_vcpu_id_valid(int64_t vcpu_id)
+{
+	return vcpu_id >= 0 && vcpu_id <= VM_VCPU_ID_MAX;
+}
+
 struct vm_event {
 	enum vm_event_kind kind;
 	int64_t ts;          /* ns since the Unix epoch, reference time base */

@@ -177,7 +177,7 @@ static void learn_vcpu_thread(struct kvm_model *kvm,
 	gint64 *known;
 	int64_t vcpu_id = event->u.kvm_entry.vcpu_id;
 
-	if (tid < 0 || vcpu_id == VM_FIELD_MISSING || !is_host_event(kvm, event))
+	if (tid < 0 || !vm_vcpu_id_valid(vcpu_id) || !is_host_event(kvm, event))
 		return;
 	known = cached_lookup(kvm->vcpu_thread_cache, kvm->vcpu_threads, tid);
 	if (known && *known == vcpu_id)
@@ -325,7 +325,7 @@ static void kvm_transition(void *data, const struct vm_event *event,
 	out->fields_missing = false;
 	if (event->kind == VM_EVENT_KVM_ENTRY) {
 		out->kind = VM_MODEL_TRANSITION_ENTER_GUEST;
-		out->fields_missing = event->u.kvm_entry.vcpu_id == VM_FIELD_MISSING;
+		out->fields_missing = !vm_vcpu_id_valid(event->u.kvm_entry.vcpu_id);
 		if (!out->fields_missing)
 			out->vcpu_id = event->u.kvm_entry.vcpu_id;
 	} else if (event->kind == VM_EVENT_KVM_EXIT) {

@@ -1,6 +1,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "util/time-span.h"
 #include "threads/exit-stats.h"
 
 struct exit_stat_entry {
@@ -90,7 +91,7 @@ void vm_threads_exit_stats_add(struct vm_threads_exit_stats *stats,
 	if (stat->count == 0 || duration_ns > stat->max_ns)
 		stat->max_ns = duration_ns;
 	stat->count++;
-	stat->total_ns += duration_ns;
+	stat->total_ns = vm_time_sum(stat->total_ns, duration_ns);
 }
 
 static gint compare_entries(gconstpointer a, gconstpointer b)

@@ -371,9 +371,10 @@ static void switch_in(struct vm_threads_machine *m, const struct vm_event *ev)
 
 static void on_sched_switch(struct vm_threads_machine *m, const struct vm_event *ev)
 {
-	if (ev->cpu == VM_FIELD_MISSING || ev->cpu < 0) {
-		warn(m, "no-cpu", "sched_switch without a cpu_id in its packet context: "
-			"such events are ignored");
+	/* A guest CPU is a vCPU: a number KVM could not give is no CPU. */
+	if (!vm_vcpu_id_valid(ev->cpu)) {
+		warn(m, "no-cpu", "sched_switch without a valid cpu_id in its packet "
+			"context: such events are ignored");
 		return;
 	}
 	check_switched_out(m, ev);

@@ -292,8 +292,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 	struct machine_slot *guest;
 	struct vm_threads_vcpus_vm *of_vm = NULL;
 
-	if (!vm || !vm[0] || ev->u.vcpu_state.vcpu < 0 ||
-			ev->u.vcpu_state.vcpu == VM_FIELD_MISSING) {
+	if (!vm || !vm[0] || !vm_vcpu_id_valid(ev->u.vcpu_state.vcpu)) {
 		warn_once(threads, "bad-vcpu-state", vm, "vm:vcpu_state event without a VM "
 			"name or vCPU number: such events are ignored");
 		return;

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "util/time-span.h"
 #include "threads/vcpus.h"
 
 struct vcpu {
@@ -238,7 +239,7 @@ static void track_exit(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t t
 	} else if (status->mode == VM_THREADS_VCPU_GUEST && v->exit_open) {
 		if (vcpus->exits)
 			vm_threads_exit_stats_add(vcpus->exits, v->vm, v->id, v->exit_reason,
-				v->exit_isa, ts - v->exit_begin);
+				v->exit_isa, vm_time_span(ts, v->exit_begin));
 		v->exit_open = false;
 	}
 }

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 
 #include "vcpu/tracker-private.h"
+#include "util/time-span.h"
 #include "model/int64-key.h"
 
 void held_input_free(struct held_input *input)
@@ -89,8 +90,8 @@ static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 		bool tentative;
 		bool known = model->cls->vm_of_thread(model->data, thread->tid,
 			&tentative) != VM_MODEL_UNKNOWN;
-		bool guess_checked = tracker->newest_ts -
-			thread->awaiting_since_ts > tracker->limits.tentative_ns;
+		bool guess_checked = vm_time_span_exceeds(tracker->newest_ts,
+			thread->awaiting_since_ts, tracker->limits.tentative_ns);
 
 		if (thread->ended || (known && thread->vcpu_id >= 0 &&
 				(!tentative || guess_checked))) {
@@ -127,8 +128,8 @@ static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
 		/* The cheap tests first: the thread lookup is the costly one. */
 		if (!lookahead_holds(tracker, cpu->switch_in_seq) ||
 				(host != VM_MODEL_UNKNOWN && host != cpu->key >> 32) ||
-				tracker->newest_ts - cpu->switch_in_ts >
-					tracker->limits.switch_in_grace_ns) {
+				vm_time_span_exceeds(tracker->newest_ts, cpu->switch_in_ts,
+					tracker->limits.switch_in_grace_ns)) {
 			cpu->watched = false;
 			g_hash_table_iter_remove(&iter);
 			continue;
@@ -165,8 +166,8 @@ static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
 	int64_t host = model->cls->host(model->data);
 
 	if (cache->valid && cache->host == host && (!cache->has_oldest ||
-			tracker->newest_ts - cache->oldest_ts <=
-				tracker->limits.switch_in_grace_ns))
+			!vm_time_span_exceeds(tracker->newest_ts, cache->oldest_ts,
+				tracker->limits.switch_in_grace_ns)))
 		return cache->barrier;
 	cache->barrier = compute_switch_in_barrier(tracker, host);
 	cache->host = host;
@@ -264,7 +265,8 @@ static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
 	if (held_ring_length(&tracker->held) > tracker->limits.max_events)
 		return true;
 	return head->ts != INT64_MIN &&
-		tracker->newest_ts - head->ts > tracker->limits.window_ns;
+		vm_time_span_exceeds(tracker->newest_ts, head->ts,
+			tracker->limits.window_ns);
 }
 
 /*
@@ -388,7 +390,8 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 		/* Releases switch-ins younger than the barrier. */
 		switch_in_cache_invalidate(tracker);
 	} else if (!tracker->no_host_reported && tracker->first_ts != INT64_MIN &&
-			tracker->newest_ts - tracker->first_ts > tracker->limits.window_ns &&
+			vm_time_span_exceeds(tracker->newest_ts, tracker->first_ts,
+				tracker->limits.window_ns) &&
 			!host_known(tracker)) {
 		report_no_host(tracker, "within the look-ahead window");
 	}

@@ -11,6 +11,7 @@
 #include <glib.h>
 #include <inttypes.h>
 
+#include "util/time-span.h"
 #include "writers/json-output.h"
 #include "writers/writer-private.h"
 
@@ -51,7 +52,7 @@ static int64_t trace_time(struct chrome_writer *cw, int64_t unix_ns)
 		if (unix_ns >= 2 * NS_PER_DAY)
 			cw->origin_ns = (unix_ns / NS_PER_DAY - 1) * NS_PER_DAY;
 	}
-	return unix_ns - cw->origin_ns;
+	return vm_time_span(unix_ns, cw->origin_ns);
 }
 
 static int64_t *new_int64(int64_t value)
@@ -176,7 +177,7 @@ static FILE *open_complete_event(struct chrome_writer *cw, int64_t pid,
 		pid, tid);
 	write_us(out, begin_ns);
 	fputs(",\"dur\":", out);
-	write_us(out, end_ns - begin_ns);
+	write_us(out, vm_time_span(end_ns, begin_ns));
 	fputs(",\"name\":", out);
 	vm_json_write_string(out, name);
 	fputs(",\"args\":{", out);
@@ -284,7 +285,7 @@ static int64_t take_exit_cursor(struct chrome_machine *m, int64_t vcpu,
 		g_hash_table_insert(m->exit_cursors, new_int64(vcpu), cursor);
 	}
 	start = *cursor;
-	*cursor += width_ns;
+	*cursor = vm_time_sum(*cursor, width_ns);
 	return start;
 }
 
@@ -303,7 +304,7 @@ static void chrome_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 	char *label = name ? g_strdup(name) : g_strdup_printf("%" PRId64, st->reason);
 	int64_t start = take_exit_cursor(m, st->vcpu, st->total_ns);
 	FILE *out = open_complete_event(cw, m->pid, tid, label, start,
-		start + st->total_ns);
+		vm_time_sum(start, st->total_ns));
 	bool first = true;
 
 	write_int_arg(out, &first, "reason", st->reason);

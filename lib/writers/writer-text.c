@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "util/time-span.h"
 #include "writers/text-table.h"
 #include "writers/text-units.h"
 #include "writers/writer-private.h"
@@ -146,8 +147,8 @@ static void add_time(struct time_summary *s, const char *const *kinds,
 	int i = kind_index(kinds, n_kinds, kind);
 
 	if (i >= 0)
-		s->ns[i] += duration_ns;
-	s->total_ns += duration_ns;
+		s->ns[i] = vm_time_sum(s->ns[i], duration_ns);
+	s->total_ns = vm_time_sum(s->total_ns, duration_ns);
 }
 
 /* Intervals may come out of begin order; the name of the latest one wins,
@@ -167,7 +168,7 @@ static void text_thread_interval(struct vm_writer *w, const struct vm_thread_int
 	struct time_summary *s = time_summary_of(tw->threads, iv->machine, iv->tid);
 
 	add_time(s, thread_states, G_N_ELEMENTS(thread_states), iv->state,
-		iv->end_ns - iv->begin_ns);
+		vm_time_span(iv->end_ns, iv->begin_ns));
 	update_comm(s, iv);
 }
 
@@ -177,7 +178,7 @@ static void text_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interva
 	struct time_summary *s = time_summary_of(tw->vcpus, iv->machine, iv->vcpu);
 
 	add_time(s, vcpu_modes, G_N_ELEMENTS(vcpu_modes), iv->mode,
-		iv->end_ns - iv->begin_ns);
+		vm_time_span(iv->end_ns, iv->begin_ns));
 }
 
 /* A statistic given twice for the same exit (one per input chunk, say) is
@@ -200,7 +201,7 @@ static void text_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 		g_hash_table_add(tw->exits, s);
 	}
 	s->count += st->count;
-	s->total_ns += st->total_ns;
+	s->total_ns = vm_time_sum(s->total_ns, st->total_ns);
 	s->min_ns = MIN(s->min_ns, st->min_ns);
 	s->max_ns = MAX(s->max_ns, st->max_ns);
 }
