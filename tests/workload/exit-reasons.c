@@ -14,6 +14,8 @@ static const wl_exit_reason reasons[] = {
 	{ EXIT_PAUSE_INSTRUCTION, "PAUSE_INSTRUCTION", 4, 300, 1200, 0 },
 	{ EXIT_EPT_VIOLATION, "EPT_VIOLATION", 20, 1500, 20000, 40 },
 	{ EXIT_EPT_MISCONFIG, "EPT_MISCONFIG", 4, 2000, 9000, 0 },
+	/* the guest's LAPIC timer (--guest-activity=rich) */
+	{ EXIT_PREEMPTION_TIMER, "PREEMPTION_TIMER", 0, 500, 2500, 0 },
 };
 
 const wl_exit_reason *wl_exit_reason_find(uint32_t reason)

@@ -16,6 +16,7 @@ enum {
 	EXIT_PAUSE_INSTRUCTION = 40,
 	EXIT_EPT_VIOLATION = 48,
 	EXIT_EPT_MISCONFIG = 49,
+	EXIT_PREEMPTION_TIMER = 52,
 	/* Reasons are below this (sizes per-reason tables). */
 	EXIT_REASON_LIMIT = 80,
 };

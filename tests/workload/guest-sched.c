@@ -1,6 +1,8 @@
 #include "guest-sched.h"
 
 #include "emit.h"
+#include "guest-irq.h"
+#include "guest-syscall.h"
 #include "guest-work.h"
 #include "truth.h"
 #include "vcpu.h"
@@ -16,6 +18,8 @@ typedef enum {
 	ACT_WORK,
 	ACT_SWITCH_FROM_IDLE,
 	ACT_BURST_END,
+	ACT_IRQ,
+	ACT_SYSCALL,
 } guest_action;
 
 static wl_vcpu *vcpu_at(wl_guest *guest, int id)
@@ -24,7 +28,7 @@ static wl_vcpu *vcpu_at(wl_guest *guest, int id)
 }
 
 /* The earliest due guest action, by priority among equal times. */
-static guest_action next_action(wl_vcpu *vcpu, uint64_t *when)
+static guest_action next_action(wl_vcpu *vcpu, bool rich, uint64_t *when)
 {
 	wl_guest *guest = vcpu->guest;
 	guest_action best = ACT_NONE;
@@ -43,11 +47,17 @@ static guest_action next_action(wl_vcpu *vcpu, uint64_t *when)
 	} while (0)
 	CONSIDER(!guest->statedump_done, 0, ACT_STATEDUMP);
 	CONSIDER(vcpu->hg_guest_pending, vcpu->hg_guest_due_ns, ACT_HG_GUEST);
+	/* an interrupt to handle holds everything else up */
+	if (rich && wl_girq_busy(vcpu)) {
+		CONSIDER(true, vcpu->irq_next_ns, ACT_IRQ);
+		return best;
+	}
 	CONSIDER(!g_queue_is_empty(&vcpu->pending_wakes), 0, ACT_DELIVER_WAKE);
 	/* a vmsync exchange uses per-vCPU state: one at a time per vCPU */
 	CONSIDER(!g_queue_is_empty(&guest->work) && wl_vmsync_idle(vcpu), 0, ACT_WORK);
 	CONSIDER(!vcpu->current && !g_queue_is_empty(&vcpu->runq), 0, ACT_SWITCH_FROM_IDLE);
 	CONSIDER(true, vcpu->burst_end_ns, ACT_BURST_END);
+	CONSIDER(rich && vcpu->current, vcpu->syscall_ns, ACT_SYSCALL);
 #undef CONSIDER
 	return best;
 }
@@ -56,8 +66,7 @@ uint64_t wl_guest_next_ns(wl_sim *sim, wl_vcpu *vcpu)
 {
 	uint64_t when;
 
-	(void)sim;
-	next_action(vcpu, &when);
+	next_action(vcpu, sim->opt.rich_guests, &when);
 	return when;
 }
 
@@ -65,7 +74,8 @@ uint64_t wl_guest_burst_ns(wl_sim *sim, const wl_guest_thread *thread)
 {
 	/* The idle loop runs a moment before the guest halts the vCPU. */
 	if (!thread)
-		return wl_rng_range(&sim->rng, 1000, 3000);
+		return sim->opt.rich_guests ? wl_rng_range(&sim->rng, 500, 3000) :
+		       wl_rng_range(&sim->rng, 1000, 3000);
 	return wl_rng_range(&sim->rng, 10000, 800000);
 }
 
@@ -91,6 +101,8 @@ static void guest_switch(wl_sim *sim, wl_vcpu *vcpu, int64_t prev_state)
 		next->state = GT_ON_CPU;
 		next->vcpu = vcpu->id;
 		wl_truth_thread_changed(sim, vcpu->guest, next);
+		if (sim->opt.rich_guests)
+			wl_syscall_switched_in(sim, vcpu, next);
 	}
 	vcpu->burst_end_ns = sim->now + wl_guest_burst_ns(sim, next);
 }
@@ -123,6 +135,7 @@ static wl_guest_thread *new_thread(wl_guest *guest, const wl_guest_thread *paren
 	child->ppid = parent->pid;
 	g_strlcpy(child->comm, parent->comm, sizeof(child->comm));
 	child->forked = true;
+	child->syscall = -1;
 	child->wake_ns = NEVER;
 	wl_truth_track_init(&child->track);
 	g_ptr_array_add(guest->threads, child);
@@ -149,7 +162,8 @@ static void thread_burst_end(wl_sim *sim, wl_vcpu *vcpu)
 	wl_guest_thread *thread = vcpu->current;
 	wl_guest *guest = vcpu->guest;
 
-	if (thread->forked && wl_rng_chance(&sim->rng, 15)) {
+	/* (a thread in a syscall is not in exit_group) */
+	if (thread->forked && thread->syscall < 0 && wl_rng_chance(&sim->rng, 15)) {
 		wl_guest_emit(sim, vcpu, "sched_process_exit", "comm=\"%s\" tid=%d prio=%d",
 			      thread->comm, thread->tid, KERNEL_PRIO);
 		guest->live_threads--;
@@ -159,6 +173,8 @@ static void thread_burst_end(wl_sim *sim, wl_vcpu *vcpu)
 		fork_thread(sim, vcpu);
 	} else if (wl_rng_chance(&sim->rng, 550)) {
 		thread->wake_ns = sim->now + wl_rng_range(&sim->rng, 30000, 8000000);
+		if (sim->opt.rich_guests)
+			wl_syscall_block(sim, vcpu);
 		guest_switch(sim, vcpu, PREV_SLEEPING);
 	} else if (!g_queue_is_empty(&vcpu->runq)) {
 		guest_switch(sim, vcpu, PREV_RUNNABLE);
@@ -213,7 +229,7 @@ void wl_guest_step(wl_sim *sim, wl_vcpu *vcpu)
 {
 	uint64_t when;
 
-	switch (next_action(vcpu, &when)) {
+	switch (next_action(vcpu, sim->opt.rich_guests, &when)) {
 	case ACT_STATEDUMP:
 		statedump(sim, vcpu);
 		break;
@@ -231,6 +247,12 @@ void wl_guest_step(wl_sim *sim, wl_vcpu *vcpu)
 		break;
 	case ACT_BURST_END:
 		burst_end(sim, vcpu);
+		break;
+	case ACT_IRQ:
+		wl_girq_step(sim, vcpu);
+		break;
+	case ACT_SYSCALL:
+		wl_syscall_step(sim, vcpu);
 		break;
 	case ACT_NONE:
 		g_assert_not_reached();
@@ -270,8 +292,21 @@ static wl_vcpu *vcpu_in_guest_mode(wl_guest *guest, wl_vcpu *preferred)
 	return NULL;
 }
 
+void wl_guest_wake(wl_sim *sim, wl_vcpu *emitter, wl_guest_thread *thread)
+{
+	wl_vcpu *target = wake_target(emitter->guest, thread);
+
+	wake_onto(sim, emitter, thread, target, false);
+	wl_girq_wake_ipi(sim, emitter, target);
+}
+
 void wl_guest_timer(wl_sim *sim, wl_guest *guest, wl_guest_thread *thread)
 {
+	if (sim->opt.rich_guests) {
+		wl_girq_thread_timer(sim, guest, thread);
+		return;
+	}
+
 	wl_vcpu *target = wake_target(guest, thread);
 	wl_vcpu *emitter = vcpu_in_guest_mode(guest, target);
 
@@ -288,19 +323,31 @@ void wl_guest_timer(wl_sim *sim, wl_guest *guest, wl_guest_thread *thread)
 	wl_vcpu_kick(sim, target);
 }
 
+static uint64_t left_ns(const wl_sim *sim, uint64_t deadline)
+{
+	return deadline > sim->now ? deadline - sim->now : 0;
+}
+
 void wl_guest_entered(wl_sim *sim, wl_vcpu *vcpu)
 {
 	vcpu->burst_end_ns = sim->now + vcpu->burst_left_ns;
+	if (sim->opt.rich_guests)
+		vcpu->syscall_ns = sim->now + vcpu->syscall_left_ns;
 }
 
 void wl_guest_exited(wl_sim *sim, wl_vcpu *vcpu)
 {
-	vcpu->burst_left_ns = vcpu->burst_end_ns > sim->now ? vcpu->burst_end_ns - sim->now : 0;
+	vcpu->burst_left_ns = left_ns(sim, vcpu->burst_end_ns);
+	if (sim->opt.rich_guests) {
+		vcpu->syscall_left_ns = left_ns(sim, vcpu->syscall_ns);
+		wl_girq_exited(sim, vcpu);
+	}
 }
 
 bool wl_guest_needs_vcpu(const wl_vcpu *vcpu)
 {
 	return vcpu->current || !g_queue_is_empty((GQueue *)&vcpu->runq) ||
 	       !g_queue_is_empty((GQueue *)&vcpu->pending_wakes) ||
-	       !g_queue_is_empty(&vcpu->guest->work) || vcpu->hg_guest_pending;
+	       !g_queue_is_empty(&vcpu->guest->work) || vcpu->hg_guest_pending ||
+	       wl_girq_busy(vcpu);
 }

@@ -9,6 +9,9 @@
 /* When the guest side of a vCPU in guest mode acts next (NEVER: not). */
 uint64_t wl_guest_next_ns(wl_sim *sim, wl_vcpu *vcpu);
 void wl_guest_step(wl_sim *sim, wl_vcpu *vcpu);
+/* EMITTER (in guest mode) wakes THREAD onto a free vCPU (rich: with a
+ * reschedule IPI when that is another vCPU). */
+void wl_guest_wake(wl_sim *sim, wl_vcpu *emitter, wl_guest_thread *thread);
 /* A blocked guest thread's timer expired. */
 void wl_guest_timer(wl_sim *sim, wl_guest *guest, wl_guest_thread *thread);
 /* Guest CPU time only passes in guest mode. */

@@ -1,6 +1,8 @@
 #include "guest-setup.h"
 
+#include "guest-irq.h"
 #include "guest-sched.h"
+#include "guest-syscall.h"
 #include "guest-work.h"
 #include "host-setup.h"
 
@@ -25,6 +27,8 @@ static void free_vcpu(gpointer data)
 
 	g_queue_clear(&vcpu->runq);
 	g_queue_clear(&vcpu->pending_wakes);
+	g_queue_clear_full(&vcpu->irqs, wl_girq_free);
+	g_free(vcpu->irq);
 	wl_truth_track_clear(&vcpu->track);
 	g_free(vcpu);
 }
@@ -62,6 +66,7 @@ static void add_guest_threads(wl_sim *sim, wl_guest *guest)
 		thread->pid = thread->tid;
 		thread->ppid = 1;
 		thread->wake_ns = NEVER;
+		thread->syscall = -1;
 		g_strlcpy(thread->comm,
 			  k < sim->opt.unnamed_threads ? "" :
 			  guest_comms[k % G_N_ELEMENTS(guest_comms)],
@@ -92,6 +97,8 @@ static void add_vcpus(wl_sim *sim, wl_guest *guest)
 		vcpu->burst_end_ns = NEVER;
 		g_queue_init(&vcpu->runq);
 		g_queue_init(&vcpu->pending_wakes);
+		g_queue_init(&vcpu->irqs);
+		vcpu->tick_ns = NEVER;
 		wl_truth_track_init(&vcpu->track);
 		g_ptr_array_add(guest->vcpus, vcpu);
 	}
@@ -102,9 +109,11 @@ static bool open_guest_stub(wl_sim *sim, wl_guest *guest)
 	uint64_t reading = wl_clock_read(&guest->clock, sim->start_ns);
 	/* LTTng's offset is the guest's boot time: cycles count its uptime. */
 	uint64_t uptime = wl_rng_range(&sim->rng, 100 * NS_PER_S, 900 * NS_PER_S);
+	const char *const *defs[] = { wl_girq_event_defs, wl_syscall_event_defs, NULL };
 	wl_stub_header header = {
 		.hostname = guest->name, .clock_uuid = guest->clock_uuid,
 		.clock_offset_ns = reading - uptime, .cpus = sim->opt.vcpus,
+		.event_defs = sim->opt.rich_guests ? defs : NULL,
 	};
 	char *path = g_strdup_printf("%s/%s.stub", sim->opt.out_dir, guest->name);
 	bool ok = wl_stub_open(&guest->stub, path, &header);
@@ -143,6 +152,12 @@ static void place_vcpu(wl_sim *sim, wl_vcpu *vcpu)
 		vcpu->current->vcpu = vcpu->id;
 	}
 	vcpu->burst_left_ns = wl_guest_burst_ns(sim, vcpu->current);
+	if (sim->opt.rich_guests) {
+		/* HZ of 250 to 1000; vCPUs tick out of phase */
+		vcpu->tick_period_ns = guest->tick_period_ns;
+		vcpu->tick_ns = sim->now + wl_rng_range(&sim->rng, 0, vcpu->tick_period_ns);
+		vcpu->syscall_left_ns = wl_rng_range(&sim->rng, 1000, 200000);
+	}
 	if (vcpu->thread->state == RUN_RUNNING) {
 		/* entered guest mode before the trace started */
 		vcpu->mode = MODE_GUEST;
@@ -173,6 +188,8 @@ static void place_guest_threads(wl_sim *sim, wl_guest *guest)
 
 void wl_guest_place(wl_sim *sim, wl_guest *guest)
 {
+	if (sim->opt.rich_guests)
+		guest->tick_period_ns = wl_rng_range(&sim->rng, 1000000, 4000000);
 	for (guint v = 0; v < guest->vcpus->len; v++)
 		place_vcpu(sim, g_ptr_array_index(guest->vcpus, v));
 	place_guest_threads(sim, guest);

@@ -1,5 +1,6 @@
 #include "guest-work.h"
 
+#include "guest-irq.h"
 #include "vcpu.h"
 #include "vmsync.h"
 
@@ -17,7 +18,11 @@ static void kick_halted_vcpu(wl_sim *sim, wl_guest *guest)
 		wl_vcpu *vcpu = g_ptr_array_index(guest->vcpus, i);
 
 		if (vcpu->halted) {
-			wl_vcpu_kick(sim, vcpu);
+			/* rich: the device's interrupt is what wakes it */
+			if (sim->opt.rich_guests)
+				wl_girq_device(sim, vcpu);
+			else
+				wl_vcpu_kick(sim, vcpu);
 			return;
 		}
 	}

@@ -78,6 +78,7 @@ typedef struct wl_guest_thread {
 	uint64_t wake_ns;
 	bool forked;
 	bool appeared; /* truth starts at the first sched_switch or wake-up */
+	int syscall; /* --guest-activity=rich: the syscall it is in, -1 none */
 	wl_truth_track track;
 } wl_guest_thread;
 
@@ -120,6 +121,14 @@ typedef struct wl_vcpu {
 	uint64_t burst_end_ns; /* valid in guest mode */
 	uint64_t burst_left_ns; /* kept while out of guest mode */
 
+	/* --guest-activity=rich (guest-irq.h, guest-syscall.h); deadlines in
+	 * guest CPU time, frozen as *_left_ns while out of guest mode */
+	GQueue irqs; /* of wl_girq: injected, not handled yet */
+	struct wl_girq *irq; /* the handler running, NULL if none */
+	uint64_t irq_next_ns, irq_left_ns; /* its next step */
+	uint64_t syscall_ns, syscall_left_ns; /* next syscall entry or exit */
+	uint64_t tick_ns, tick_period_ns; /* the guest's periodic tick (true time) */
+
 	wl_exit_stat exits[EXIT_REASON_LIMIT];
 	wl_truth_track track;
 } wl_vcpu;
@@ -143,6 +152,7 @@ typedef struct wl_guest {
 	int live_threads; /* not exited */
 	int max_threads; /* live at once */
 	int max_forks; /* in the whole run: bounds the thread list */
+	uint64_t tick_period_ns; /* --guest-activity=rich */
 } wl_guest;
 
 typedef struct wl_sim {

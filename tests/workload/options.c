@@ -33,6 +33,7 @@ typedef struct raw_options {
 	gint64 seed, host_cpus, guests, vcpus, threads, unnamed_threads, duration_ms, events;
 	gint64 offset_ns, drift_ppm, latency_ns, vmsync_ms, tcp_ms;
 	char *kvm_names;
+	char *guest_activity;
 } raw_options;
 
 static bool in_range(const char *name, gint64 value, gint64 lo, gint64 hi)
@@ -63,6 +64,7 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 		{ "vmsync-period-ms", 0, 0, G_OPTION_ARG_INT64, &raw->vmsync_ms, "vmsync exchange period, 0 = none (default 1)", "X" },
 		{ "tcp-period-ms", 0, 0, G_OPTION_ARG_INT64, &raw->tcp_ms, "TCP message period per flow, 0 = none (default 2)", "Y" },
 		{ "kvm-names", 0, 0, G_OPTION_ARG_STRING, &raw->kvm_names, "kvm event names: old or x86 (default x86)", "old|x86" },
+		{ "guest-activity", 0, 0, G_OPTION_ARG_STRING, &raw->guest_activity, "Guest events: basic (scheduling only) or rich (plus interrupts, timers, idle, syscalls; default)", "basic|rich" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *context = g_option_context_new("- simulated KVM host and guests, as stub traces with ground truth");
@@ -92,6 +94,12 @@ static bool check_raw(const raw_options *raw)
 	    strcmp(raw->kvm_names, "x86") != 0) {
 		fprintf(stderr, "vm-workload: --kvm-names must be 'old' or 'x86', not '%s'\n",
 			raw->kvm_names);
+		return false;
+	}
+	if (raw->guest_activity && strcmp(raw->guest_activity, "basic") != 0 &&
+	    strcmp(raw->guest_activity, "rich") != 0) {
+		fprintf(stderr, "vm-workload: --guest-activity must be 'basic' or 'rich', not '%s'\n",
+			raw->guest_activity);
 		return false;
 	}
 	return in_range("seed", raw->seed, 0, G_MAXINT64) &&
@@ -131,6 +139,7 @@ static void fill(wl_options *opt, raw_options *raw, bool duration_given)
 	opt->vmsync_period_ns = (uint64_t)(raw->vmsync_ms * NS_PER_MS);
 	opt->tcp_period_ns = (uint64_t)(raw->tcp_ms * NS_PER_MS);
 	opt->kvm_x86_names = !raw->kvm_names || strcmp(raw->kvm_names, "x86") == 0;
+	opt->rich_guests = !raw->guest_activity || strcmp(raw->guest_activity, "rich") == 0;
 }
 
 bool wl_options_parse(wl_options *opt, int argc, char **argv)
@@ -159,6 +168,7 @@ bool wl_options_parse(wl_options *opt, int argc, char **argv)
 		fill(opt, &raw, duration_given);
 	g_free(raw.out);
 	g_free(raw.kvm_names);
+	g_free(raw.guest_activity);
 	return ok;
 }
 

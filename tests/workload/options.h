@@ -26,6 +26,9 @@ typedef struct wl_options {
 	uint64_t tcp_period_ns;
 	/* kvm_x86_entry/kvm_x86_exit (true) or kvm_entry/kvm_exit. */
 	bool kvm_x86_names;
+	/* --guest-activity=rich (true): interrupts, timers, idle, syscalls in
+	 * the guests; basic: the output of the generator before them. */
+	bool rich_guests;
 } wl_options;
 
 /* Parses argv; on bad options prints why on stderr and returns false. */

@@ -1,5 +1,6 @@
 #include "sim.h"
 
+#include "guest-irq.h"
 #include "guest-sched.h"
 #include "host-sched.h"
 #include "tcp.h"
@@ -11,7 +12,8 @@
  * accuracy of a clock synchronization. */
 #define QUIET_TAIL_NS 100000
 
-typedef enum { NEXT_NONE, NEXT_CPU, NEXT_HOST_TIMER, NEXT_GUEST_TIMER, NEXT_TCP, NEXT_VMSYNC } next_kind;
+typedef enum { NEXT_NONE, NEXT_CPU, NEXT_HOST_TIMER, NEXT_GUEST_TIMER, NEXT_TCP, NEXT_VMSYNC,
+	       NEXT_GUEST_TICK } next_kind;
 
 typedef struct next_step {
 	next_kind kind;
@@ -37,6 +39,11 @@ static void consider_guest_timers(wl_sim *sim, next_step *best)
 
 			if (thread->state == GT_BLOCKED)
 				consider(best, NEXT_GUEST_TIMER, thread->wake_ns, thread, guest);
+		}
+		for (guint v = 0; v < guest->vcpus->len; v++) {
+			wl_vcpu *vcpu = g_ptr_array_index(guest->vcpus, v);
+
+			consider(best, NEXT_GUEST_TICK, vcpu->tick_ns, vcpu, guest);
 		}
 	}
 }
@@ -101,6 +108,9 @@ void wl_sim_run(wl_sim *sim)
 			break;
 		case NEXT_GUEST_TIMER:
 			wl_guest_timer(sim, step.guest, step.what);
+			break;
+		case NEXT_GUEST_TICK:
+			wl_girq_tick(sim, step.what);
 			break;
 		case NEXT_TCP:
 			wl_tcp_step(sim);

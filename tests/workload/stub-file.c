@@ -27,9 +27,13 @@ bool wl_stub_open(wl_stub *stub, const char *path, const wl_stub_header *header)
 		"clock-offset-s %" PRIu64 "\n"
 		"clock-offset-ns %" PRIu64 "\n"
 		"clock-uuid %s\n"
-		"cpus %d\n\n",
+		"cpus %d\n",
 		header->hostname, header->clock_offset_ns / NS_PER_S,
 		header->clock_offset_ns % NS_PER_S, header->clock_uuid, header->cpus);
+	for (size_t l = 0; header->event_defs && header->event_defs[l]; l++)
+		for (size_t i = 0; header->event_defs[l][i]; i++)
+			fprintf(stub->file, "event %s\n", header->event_defs[l][i]);
+	putc('\n', stub->file);
 	return true;
 }
 

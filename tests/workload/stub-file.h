@@ -24,6 +24,9 @@ typedef struct wl_stub_header {
 	const char *clock_uuid;
 	uint64_t clock_offset_ns;
 	int cpus;
+	/* NULL-terminated lists of "NAME FIELD:TYPE ..." event declarations
+	 * for events the stub format does not know (NULL: none). */
+	const char *const *const *event_defs;
 } wl_stub_header;
 
 /* Opens PATH and writes the header; false (and a message) on error. */

@@ -64,12 +64,14 @@ static void timemap_body(wl_sim *sim, FILE *file)
 
 static void machines_body(wl_sim *sim, FILE *file)
 {
-	fprintf(file, "host,host,host,%s,,\n", sim->host_clock_uuid);
+	fprintf(file, "host,host,host,%s,,,\n", sim->host_clock_uuid);
 	for (guint g = 0; g < sim->guests->len; g++) {
 		wl_guest *guest = guest_at(sim, g);
 
-		fprintf(file, "%s,guest,%s,%s,%" G_GUINT64_FORMAT ",%d\n", guest->name, guest->name,
-			guest->clock_uuid, guest->vm_uid, guest->qemu_main->pid);
+		/* host_pid repeats qemu_pid under the name the vcpu sync uses */
+		fprintf(file, "%s,guest,%s,%s,%" G_GUINT64_FORMAT ",%d,%d\n", guest->name,
+			guest->name, guest->clock_uuid, guest->vm_uid, guest->qemu_main->pid,
+			guest->qemu_main->pid);
 	}
 }
 
@@ -173,7 +175,7 @@ bool wl_truth_write(wl_sim *sim)
 	g_free(dir);
 	return ok &&
 	       write_csv(sim, "timemap.csv", "machine,slope,offset_ns", timemap_body) &&
-	       write_csv(sim, "machines.csv", "machine,role,hostname,clock_uuid,vm_uid,qemu_pid",
+	       write_csv(sim, "machines.csv", "machine,role,hostname,clock_uuid,vm_uid,qemu_pid,host_pid",
 			 machines_body) &&
 	       write_csv(sim, "counts.csv", "machine,event,count", counts_body) &&
 	       write_csv(sim, "threads.csv", "machine,tid,comm,state,begin_ns,end_ns,vcpu,reason",

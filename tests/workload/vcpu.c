@@ -1,6 +1,7 @@
 #include "vcpu.h"
 
 #include "emit.h"
+#include "guest-irq.h"
 #include "guest-sched.h"
 #include "host-sched.h"
 #include "truth.h"
@@ -34,7 +35,8 @@ static uint32_t exit_reason_now(wl_sim *sim, wl_vcpu *vcpu, bool resched_due)
 	return wl_exit_reason_pick(wl_rng_next(&sim->rng))->reason;
 }
 
-static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t reason)
+/* PICKED: a reason the guest caused by itself, not a forced exit. */
+static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t reason, bool picked)
 {
 	const wl_exit_reason *info = wl_exit_reason_find(reason);
 	/* drawn one by one: argument evaluation order is unspecified */
@@ -56,12 +58,16 @@ static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t rea
 	vcpu->block_after_exit = wl_rng_chance(&sim->rng, info->block_permille);
 	if (reason == EXIT_VMCALL)
 		wl_vmsync_vmcall_exit(sim, vcpu);
+	if (sim->opt.rich_guests)
+		wl_girq_after_exit(sim, vcpu, reason, picked);
 	wl_truth_vcpu_changed(sim, vcpu);
 }
 
 static void vcpu_enter(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 {
 	wl_vmsync_send_reply(sim, vcpu, cpu->id);
+	bool after_hlt = vcpu->reason == EXIT_HLT;
+
 	wl_host_emit(sim, cpu->id, sim->kvm_entry_name, "vcpu_id=%d", vcpu->id);
 	if (vcpu->exit_open)
 		wl_truth_exit_done(vcpu, vcpu->reason, sim->last_event_ns - vcpu->exit_begin_ns);
@@ -75,6 +81,8 @@ static void vcpu_enter(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 	if (vcpu->hg_guest_pending)
 		vcpu->exit_ns = MAX(vcpu->exit_ns, vcpu->hg_guest_due_ns + 1000);
 	wl_guest_entered(sim, vcpu);
+	if (sim->opt.rich_guests)
+		wl_girq_entered(sim, vcpu, after_hlt);
 	wl_truth_vcpu_changed(sim, vcpu);
 }
 
@@ -98,8 +106,11 @@ void wl_vcpu_step(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 	bool resched_due = wl_host_cpu_resched_ns(cpu) <= sim->now;
 
 	if (vcpu->mode == MODE_GUEST) {
-		if (resched_due || vcpu->exit_ns <= sim->now)
-			vcpu_exit(sim, vcpu, cpu, exit_reason_now(sim, vcpu, resched_due));
+		if (resched_due || vcpu->exit_ns <= sim->now) {
+			bool picked = !vcpu->forced_reason && !resched_due;
+
+			vcpu_exit(sim, vcpu, cpu, exit_reason_now(sim, vcpu, resched_due), picked);
+		}
 		else
 			wl_guest_step(sim, vcpu);
 		return;
