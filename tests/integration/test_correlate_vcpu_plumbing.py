@@ -4,7 +4,8 @@
   accepted value listed.
 - Every output trace's environment tells its `vm_sync_method`: `vmsync`
   (two-guests), `tcp` (tcp-exchange), `none` (sync="none"), `transforms`
-  (a machine given one), `reference` (the time base).
+  (a machine given one), `reference` (the time base); a copy read back
+  through correlate keeps them as written.
 - The sync pass collects the host's guest-mode intervals: the DEBUG lines
   give, per host process, the intervals between a kvm_entry and the next
   kvm_exit of a CPU run by one of its threads, as the stub itself tells
@@ -85,6 +86,25 @@ def check_methods():
                    {"host": "reference", "guest1": "transforms", "guest2": "transforms"})
     expect_methods("two-guests", 'reference="guest2"',
                    {"host": "vmsync", "guest1": "vmsync", "guest2": "reference"})
+
+
+def check_copy_keeps_methods():
+    """A copy read back keeps vm_sync_method as it was written."""
+    import shutil
+    out = os.path.join(vmtest.WORK_DIR, "vcpu-plumbing", "copy")
+    shutil.rmtree(out, ignore_errors=True)
+    traces = traces_of("two-guests")
+    vmtest.babeltrace2(cc.direct_args(traces, sink="sink.ctf.fs",
+                                      sink_params='path="%s"' % out))
+    copies = sorted(os.path.join(root) for root, _, files in os.walk(out)
+                    if "metadata" in files)
+    if len(copies) != 3:
+        vmtest.fail("the copy of two-guests has traces %r" % copies)
+    env = cc.env_entries(cc.run(cc.direct_args(copies), "copy of two-guests").stdout)
+    got = {name: e.get("vm_sync_method") for name, e in env.items()}
+    want = {"host": "reference", "guest1": "vmsync", "guest2": "vmsync"}
+    if got != want:
+        vmtest.fail("copy of two-guests read back: vm_sync_method %r, want %r" % (got, want))
 
 
 def stub_intervals(host):
@@ -184,6 +204,7 @@ def check_no_collection_without_vcpu():
 def main():
     check_sync_values()
     check_methods()
+    check_copy_keeps_methods()
     check_collection(False)
     check_collection(True)
     check_no_collection_without_vcpu()
