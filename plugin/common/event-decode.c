@@ -480,6 +480,12 @@ static int64_t read_cpu_id(struct event_decoder *decoder,
 	return decoder->packets[set].cpu_id;
 }
 
+int64_t event_decoder_cpu_id(struct event_decoder *decoder, const bt_event *event)
+{
+	return read_cpu_id(decoder, lookup_class(decoder, bt_event_borrow_class_const(event)),
+		event);
+}
+
 /* The time in ns from origin; fills `clock` if not NULL. */
 static int64_t read_timestamp(const struct class_info *info,
 		const bt_message *event_msg, struct event_clock *clock)

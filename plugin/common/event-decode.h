@@ -41,6 +41,12 @@ bool event_decoder_decode(struct event_decoder *decoder,
 enum vm_event_kind event_decoder_kind(struct event_decoder *decoder,
 		const bt_event_class *event_class);
 
+/*
+ * The packet context `cpu_id` of any event (whatever its kind), as
+ * event_decoder_decode() would set out->cpu: VM_FIELD_MISSING if none.
+ */
+int64_t event_decoder_cpu_id(struct event_decoder *decoder, const bt_event *event);
+
 /* The default clock of an event message. */
 struct event_clock {
 	const bt_clock_class *clock_class;  /* NULL: none */

@@ -110,6 +110,21 @@ static const char *trace_given_name(const bt_trace *trace)
 	return given && given[0] ? given : NULL;
 }
 
+/* Environment `vm_host_pid`, -1 if absent, not a signed integer or negative. */
+static int64_t trace_host_pid(const bt_trace *trace)
+{
+	const bt_value *value =
+		bt_trace_borrow_environment_entry_value_by_name_const(trace, "vm_host_pid");
+	int64_t pid;
+
+	if (!value || !bt_value_is_signed_integer(value)) {
+		return -1;
+	}
+
+	pid = bt_value_integer_signed_get(value);
+	return pid >= 0 ? pid : -1;
+}
+
 static enum machine_role trace_role(const bt_trace *trace)
 {
 	const char *role = env_string(trace, "vm_role");
@@ -187,6 +202,7 @@ static struct machine *machine_table_add(struct machine_table *table,
 	machine->hostname = g_strdup(trace_hostname(trace));
 	machine->given_name = given ? g_strdup(given) : NULL;
 	machine->clock_key = clock_key;
+	machine->host_pid = -1;
 	g_ptr_array_add(table->machines, machine);
 	return machine;
 }
@@ -220,6 +236,10 @@ static struct machine *machine_of_new_trace(struct machine_table *table,
 
 	if (env_string(trace, "vm_sync_quality")) {
 		machine->from_correlate = true;
+	}
+
+	if (machine->host_pid < 0) {
+		machine->host_pid = trace_host_pid(trace);
 	}
 
 	return machine;

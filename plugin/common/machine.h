@@ -70,6 +70,13 @@ struct machine {
 	 */
 	bool from_correlate;
 
+	/*
+	 * Environment `vm_host_pid` (signed integer) of the first of its
+	 * traces that has one: the host process (QEMU) that runs this guest,
+	 * as filter.vm.correlate found it; -1 without one.
+	 */
+	int64_t host_pid;
+
 	/* Unique name; NULL until machine_table_assign_names(). */
 	char *name;
 

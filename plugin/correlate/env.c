@@ -15,6 +15,14 @@ static bool set_string(bt_trace *trace, const char *name, const char *value)
 		BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
 }
 
+/* A guest's QEMU process, when the vCPU alignment found it. */
+static bool set_host_pid(bt_trace *trace, const struct machine_info *info)
+{
+	return info->host_pid < 0 ||
+		bt_trace_set_environment_entry_integer(trace, "vm_host_pid", info->host_pid) ==
+			BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
+}
+
 bool correlate_trace_created(void *data,
 		const bt_trace *upstream_trace, bt_trace *output_trace)
 {
@@ -34,7 +42,10 @@ bool correlate_trace_created(void *data,
 
 	info = correlate_machine_info(iter, machine);
 	if (iter->keeps_time_base) {
-		/* The vm_sync_* entries copied from the input still hold. */
+		/*
+		 * The vm_sync_* entries (vm_sync_method too) and vm_host_pid
+		 * copied from the input still hold.
+		 */
 		ok = set_string(output_trace, "vm_machine", machine->name) &&
 			set_string(output_trace, "vm_role", info->role);
 		if (!ok) {
@@ -57,8 +68,10 @@ bool correlate_trace_created(void *data,
 		set_string(output_trace, "vm_sync_slope", slope) &&
 		set_string(output_trace, "vm_sync_offset_ns", offset) &&
 		set_string(output_trace, "vm_sync_accuracy", accuracy) &&
+		set_string(output_trace, "vm_sync_method", info->method) &&
 		bt_trace_set_environment_entry_integer(output_trace, "vm_sync_matches",
-			(int64_t) info->matches) == BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
+			(int64_t) info->matches) == BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK &&
+		set_host_pid(output_trace, info);
 	g_free(accuracy);
 	g_free(offset);
 	g_free(slope);

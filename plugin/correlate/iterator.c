@@ -20,6 +20,7 @@ struct machine_info *correlate_machine_info(struct correlate_iter *iter,
 		info->quality = VM_SYNC_ABSENT;
 		info->method = "none";
 		info->role = "unknown";
+		info->host_pid = -1;
 		g_ptr_array_add(iter->infos, info);
 	}
 

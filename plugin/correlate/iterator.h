@@ -30,7 +30,9 @@
 #include "correlate/reorder.h"
 #include "correlate/sync-events.h"
 #include "correlate/upstream.h"
+#include "sync/guest-mode.h"
 #include "sync/sync.h"
+#include "sync/vcpu-align.h"
 
 /* An error cause from the message iterator. */
 #define ITER_ERROR(iter, ...) \
@@ -71,6 +73,11 @@ struct machine_info {
 	int64_t first_ns;                 /* own clock, seen in the sync pass */
 	int64_t last_ns;
 	bool declares_kvm;                /* its stream classes have KVM entries */
+	/* sync="vcpu" collection of the last sync pass (vcpu-collect.h). */
+	uint64_t vcpu_guest_events;       /* as a guest: events given to by_vcpu */
+	uint64_t vcpu_events_without_cpu; /* as a guest: events with no packet context cpu_id */
+	struct vm_guest_mode_counts guest_modes; /* as the host: its entry/exit pairing */
+	int64_t host_pid;                 /* as a guest: its QEMU process on the host, -1 none */
 };
 
 struct stream_state {
@@ -162,6 +169,13 @@ struct correlate_iter {
 	bool sync_ready;          /* machines named, sync objects created */
 	struct vm_sync *by_vmsync;
 	struct vm_sync *by_tcp;
+	/*
+	 * sync="vcpu" (or auto): the host's guest-mode intervals and the
+	 * guests' events, machines by machine-table index; NULL when `sync`
+	 * rules vcpu out or the input keeps its time base.
+	 */
+	struct vm_vcpu_align *by_vcpu;
+	struct vcpu_collector *vcpu_collector; /* NULL without a host */
 	unsigned int *sync_index; /* machine index -> sync library index */
 	unsigned int sync_count;  /* machines the sync objects know */
 	struct machine *sync_host;   /* the host the pass started with */

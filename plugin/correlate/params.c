@@ -9,13 +9,14 @@
 #include "correlate/params.h"
 
 #define ACCEPTED_KEYS "`sync`, `reference`, `host` and `transforms`"
-#define ACCEPTED_SYNC "`auto`, `vmsync`, `tcp` or `none`"
+#define ACCEPTED_SYNC "`auto`, `vmsync`, `tcp`, `vcpu` or `none`"
 
 static const char *const sync_method_names[] = {
 	[CORRELATE_SYNC_AUTO] = "auto",
 	[CORRELATE_SYNC_VMSYNC] = "vmsync",
 	[CORRELATE_SYNC_TCP] = "tcp",
 	[CORRELATE_SYNC_NONE] = "none",
+	[CORRELATE_SYNC_VCPU] = "vcpu",
 };
 
 const char *correlate_sync_method_name(enum correlate_sync_method method)

@@ -18,6 +18,7 @@ enum correlate_sync_method {
 	CORRELATE_SYNC_VMSYNC,
 	CORRELATE_SYNC_TCP,
 	CORRELATE_SYNC_NONE,
+	CORRELATE_SYNC_VCPU,   /* guest events inside the host's guest-mode intervals */
 };
 
 struct correlate_params {
@@ -31,7 +32,7 @@ struct correlate_params {
 	GHashTable *transforms;
 };
 
-/* "auto", "vmsync", "tcp", "none". */
+/* "auto", "vmsync", "tcp", "none", "vcpu". */
 const char *correlate_sync_method_name(enum correlate_sync_method method);
 
 /* Fills `params` from the component's parameters; false with an error cause. */

@@ -15,6 +15,7 @@
 
 #include "correlate/formula-range.h"
 #include "correlate/iterator.h"
+#include "correlate/vcpu-collect.h"
 
 static int compare_keys(const struct vm_sync_key *a, const struct vm_sync_key *b)
 {
@@ -140,6 +141,8 @@ static const char *sync_messages(enum correlate_sync_method method)
 		return "vmsync";
 	case CORRELATE_SYNC_TCP:
 		return "TCP";
+	case CORRELATE_SYNC_VCPU:
+		return "vCPU guest-mode";
 	default:
 		return "vmsync or TCP";
 	}
@@ -271,6 +274,10 @@ static void note_event(struct correlate_iter *iter, const bt_message *msg,
 	bool missing_fields;
 	enum sync_event_kind kind = sync_event_read(iter->reader,
 		bt_message_event_borrow_event_const(msg), &record.message, &missing_fields);
+
+	if (iter->by_vcpu) {
+		correlate_vcpu_note(iter, msg, time, state);
+	}
 
 	if (kind == SYNC_EVENT_KVM_ENTRY) {
 		/* Counted once, even when the pass is read again. */
@@ -426,6 +433,7 @@ static bool prepare(struct correlate_iter *iter)
 	iter->sync_index = make_sync_order(iter);
 	iter->by_vmsync = vm_sync_create(count);
 	iter->by_tcp = vm_sync_create(count);
+	correlate_vcpu_start(iter);
 	iter->sync_ready = true;
 	return true;
 }
@@ -445,6 +453,7 @@ void correlate_sync_pass_reset(struct correlate_iter *iter)
 	g_free(iter->sync_index);
 	iter->by_vmsync = NULL;
 	iter->by_tcp = NULL;
+	correlate_vcpu_reset(iter);
 	iter->sync_index = NULL;
 	iter->sync_ready = false;
 	if (!iter->sync_pass_done) {
@@ -546,6 +555,7 @@ bt_message_iterator_class_next_method_status correlate_sync_pass(
 
 		/* Known once the whole input is read: a late machine may be new. */
 		if (!iter->keeps_time_base) {
+			correlate_vcpu_finish(iter);
 			solve(iter);
 		}
 

@@ -6,6 +6,7 @@
  * output queue, drained at most `capacity` messages per call.
  */
 
+#include <inttypes.h>
 #include <glib.h>
 
 #include "state/state.h"
@@ -339,6 +340,8 @@ void state_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 	iterator_destroy(bt_self_message_iterator_get_data(self_msg_iter));
 }
 
+static void apply_env_host_pid(struct state_iterator *it, unsigned int machine);
+
 /* The machine of `stream`, announced to the tracker on first sight. */
 static unsigned int machine_of_stream(struct state_iterator *it,
 		const bt_stream *stream)
@@ -353,13 +356,77 @@ static unsigned int machine_of_stream(struct state_iterator *it,
 		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
 			"Machine `%s` found.", machine_name(it,
 				machine));
+		/* A machine met after vm-pids was applied. */
+		if (it->vm_pids_applied)
+			apply_env_host_pid(it, machine);
 	}
 	return machine;
+}
+
+/* Whether vm-pids gives process `pid` to a machine; `*name` is that one. */
+static bool pid_given_to_another(const struct state_iterator *it, int64_t pid,
+		const char **name)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&iter, it->component->params.vm_pids);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		if (*(const gint64 *) value == pid) {
+			*name = key;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A guest's `vm_host_pid` (correlate found its QEMU) serves as a vm-pids
+ * entry, unless vm-pids names the machine: the user's word wins.
+ */
+static void apply_env_host_pid(struct state_iterator *it, unsigned int machine)
+{
+	const struct machine *m = machine_table_at(it->machines, machine);
+	const char *name = machine_name(it, machine);
+	const gint64 *given = name ?
+		g_hash_table_lookup(it->component->params.vm_pids, name) : NULL;
+	const char *other;
+
+	if (m->host_pid < 0 || m->role == MACHINE_ROLE_HOST)
+		return;
+	if (given) {
+		if (*given != m->host_pid)
+			STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
+				"Machine `%s`: parameter `vm-pids` gives its QEMU "
+				"process %" PRId64 ", its trace environment "
+				"`vm_host_pid` (from filter.vm.correlate) %" PRId64
+				": using the parameter's.", name, (int64_t) *given,
+				m->host_pid);
+		return;
+	}
+	if (pid_given_to_another(it, m->host_pid, &other)) {
+		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
+			"Machine `%s`: its trace environment `vm_host_pid` (from "
+			"filter.vm.correlate) gives QEMU process %" PRId64 ", which "
+			"parameter `vm-pids` gives to `%s`: using the parameter's.",
+			name ? name : "?", m->host_pid, other);
+		return;
+	}
+	it->model->cls->set_vm_pid(it->model->data, machine, m->host_pid);
+}
+
+static void apply_env_host_pids(struct state_iterator *it)
+{
+	unsigned int machine;
+
+	for (machine = 0; machine < machine_table_count(it->machines); machine++)
+		apply_env_host_pid(it, machine);
 }
 
 /*
  * Parameter vm-pids names machines: checked once the machines are known,
  * that is at the first event (every stream has begun by then) or at the end.
+ * The machines' `vm_host_pid` entries go in then too.
  */
 static bool apply_vm_pids(struct state_iterator *it)
 {
@@ -383,6 +450,7 @@ static bool apply_vm_pids(struct state_iterator *it)
 		it->model->cls->set_vm_pid(it->model->data, machine,
 			*(const gint64 *) value);
 	}
+	apply_env_host_pids(it);
 	return true;
 }
 
