@@ -296,6 +296,12 @@ def check_session_dir(classes, traces, out):
         tables_of("session", got, classes)
         if got != out:
             vmtest.fail("a session directory gives other results than its traces")
+        # As Trace Compass runs it: the session in the command, then one of
+        # its traces (by another path) as the last argument.
+        again = lami([top, os.path.join(top, ".", os.path.basename(traces[0]),
+                                        "kernel") + "/"]).stdout
+        if again != out:
+            vmtest.fail("a trace given twice changes the results")
         print("session directory: same results as its traces")
     finally:
         shutil.rmtree(top, ignore_errors=True)
