@@ -27,9 +27,26 @@ try:
         installed += [os.path.join(root, f)[len(destdir):] for f in files]
     expected = os.path.join(plugin_dir, "babeltrace-plugin-vm.so")
     docs = sorted(f for f in installed if f.endswith(".md"))
-    if sorted(installed) != sorted([expected] + docs):
-        vmtest.fail("installed %r, expected the plugin %r and manual pages only" % (
-            installed, expected))
+    programs = [f for f in installed if f.endswith("/bin/vm-lami")]
+    if len(programs) != 1 or sorted(installed) != sorted([expected] + docs + programs):
+        vmtest.fail("installed %r, expected the plugin %r, vm-lami in bindir and "
+                    "manual pages only" % (installed, expected))
+    # The installed vm-lami, pointed at the plugin installed in DESTDIR.
+    lami = destdir + programs[0]
+    if not os.access(lami, os.X_OK):
+        vmtest.fail("the installed %s is not executable" % programs[0])
+    env = dict(os.environ)
+    if os.environ.get("VM_BT_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["VM_BT_PRELOAD"]
+    run = subprocess.run([lami, "--plugin-path", destdir + plugin_dir] +
+                         list(vmtest.scenario("halted-vcpu").values()),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if run.returncode != 0 or '"class": "vm-steal"' not in run.stdout:
+        vmtest.fail("the installed vm-lami failed (%d):\n%s%s" % (
+            run.returncode, run.stdout[-2000:], run.stderr[-3000:]))
+    with open(lami) as f:
+        if plugin_dir not in f.read():
+            vmtest.fail("the installed vm-lami does not look for the plugin in " + plugin_dir)
     listed = vmtest.babeltrace2(["list-plugins"],
                                 plugin_paths=[destdir + plugin_dir]).stdout
     for cls in ("filter.vm.correlate", "filter.vm.state", "sink.vm.threads"):
