@@ -119,6 +119,15 @@ static void attribute_cpu(const GArray *events, const GArray *intervals,
 	guint k = first_interval_from(intervals, low);
 	guint current = G_MAXUINT;
 	int64_t first = 0, last = 0;
+	/*
+	 * Before the host's first entry of this vCPU and after its last exit,
+	 * the vCPU may have been in guest mode unrecorded (the host's trace
+	 * began or ended in the middle of a guest-mode interval): no event
+	 * there is attributed, even within the tolerance.
+	 */
+	int64_t recorded_from = g_array_index(intervals, struct vm_guest_mode, 0).entry;
+	int64_t recorded_to = g_array_index(intervals, struct vm_guest_mode,
+		intervals->len - 1).exit;
 
 	for (; i < events->len; i++) {
 		int64_t g = g_array_index(events, int64_t, i);
@@ -126,6 +135,9 @@ static void attribute_cpu(const GArray *events, const GArray *intervals,
 
 		if (h > high)
 			break;
+		if (h < saturating_add(recorded_from, tolerance) ||
+				h > saturating_add(recorded_to, -tolerance))
+			continue;
 		k = advance(intervals, k, h, tolerance);
 		if (!attributable(intervals, k, h, tolerance))
 			continue;
@@ -188,7 +200,8 @@ static struct vm_sync_hull *hull_of(const GArray *constraints)
  * after an entry that follows a short exit is attributed to no interval,
  * so the hulls do not hold it inside), among those `checked`: the events
  * within the host's record of their vCPU (a guest may trace before the
- * host starts or after it stops).
+ * host starts or after it stops, and the host's trace may begin or end in
+ * the middle of a guest-mode interval).
  */
 static uint64_t count_outside(const struct vm_vcpu_pairing *pairing,
 		const struct vm_sync_formula *formula, uint64_t *checked)
@@ -199,10 +212,10 @@ static uint64_t count_outside(const struct vm_vcpu_pairing *pairing,
 	for (guint c = 0; c < pairing->cpus->len; c++) {
 		const GArray *events = g_ptr_array_index(pairing->events, c);
 		const GArray *intervals = g_ptr_array_index(pairing->intervals, c);
-		int64_t known_from = g_array_index(intervals, struct vm_guest_mode, 0).entry -
+		int64_t known_from = g_array_index(intervals, struct vm_guest_mode, 0).entry +
 			FITTED_TOLERANCE_NS;
 		int64_t known_to = g_array_index(intervals, struct vm_guest_mode,
-			intervals->len - 1).exit + FITTED_TOLERANCE_NS;
+			intervals->len - 1).exit - FITTED_TOLERANCE_NS;
 		guint k = 0;
 
 		for (guint i = 0; i < events->len; i++) {

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "correlate/vcpu-solve.h"
 #include "correlate/formula-range.h"
 #include "correlate/iterator.h"
 #include "correlate/vcpu-collect.h"
@@ -149,32 +150,52 @@ static const char *sync_messages(enum correlate_sync_method method)
 }
 
 static void warn_no_sync(struct correlate_iter *iter, struct machine *machine,
-		const struct machine *reference)
+		const struct machine *reference, const struct vcpu_solution *by_vcpu)
 {
 	enum correlate_sync_method method = iter->comp->params.sync;
+	/* Before the warn-once test: it may set the quality. */
+	char *vcpu_failure = correlate_vcpu_failure(iter, by_vcpu, machine);
+	char *why;
 
 	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
+		g_free(vcpu_failure);
 		return;
+	}
+
+	if (method == CORRELATE_SYNC_VCPU) {
+		why = g_strdup_printf("sync=\"vcpu\": %s", vcpu_failure ? vcpu_failure :
+			"no vCPU alignment reaches it");
+	} else {
+		why = g_strdup_printf("sync=\"%s\": no %s message matched between them, "
+			"directly or through other machines%s%s",
+			correlate_sync_method_name(method), sync_messages(method),
+			vcpu_failure ? "; vCPU alignment: " : "", vcpu_failure ? vcpu_failure : "");
 	}
 
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s` has no synchronization pair with the reference `%s` "
-		"(sync=\"%s\": no %s message matched between them, "
-		"directly or through other machines): its times stay on its own "
-		"clock (vm_sync_quality `absent`). Trace the %s events "
-		"on both machines%s, or pass transforms={%s={slope=S,offset-ns=O}}.",
-		machine->name, reference->name, correlate_sync_method_name(method),
-		sync_messages(method), sync_messages(method),
-		method == CORRELATE_SYNC_AUTO ? "" :
-			method == CORRELATE_SYNC_VMSYNC ? " (or sync=\"auto\" to use "
-			"TCP messages too)" : " (or sync=\"auto\" to use vmsync "
-			"messages too)", machine->name);
+		"(%s): its times stay on its own clock (vm_sync_quality `%s`). %s, or "
+		"pass transforms={%s={slope=S,offset-ns=O}}.",
+		machine->name, reference->name, why,
+		vm_sync_quality_name(correlate_machine_info(iter, machine)->quality),
+		method == CORRELATE_SYNC_AUTO ? "Trace the vmsync or TCP events on both machines" :
+			method == CORRELATE_SYNC_VCPU ? "Pass sync=\"auto\" to use vmsync or "
+				"TCP messages too" :
+			method == CORRELATE_SYNC_VMSYNC ? "Trace the vmsync events on both "
+				"machines (or pass sync=\"auto\" to use the other methods too)" :
+			"Trace the TCP events on both machines (or pass sync=\"auto\" to "
+				"use the other methods too)", machine->name);
+	g_free(why);
+	g_free(vcpu_failure);
 }
 
-/* Each machine's formula: vmsync when it reaches the reference, else TCP. */
+/*
+ * Each machine's formula: vmsync when it reaches the reference, else the
+ * vCPU alignment, else TCP.
+ */
 static void choose_results(struct correlate_iter *iter, const struct vm_sync_result *by_vmsync,
-		const struct vm_sync_result *by_tcp, const struct machine *reference,
-		const unsigned int *sync_index)
+		const struct vcpu_solution *by_vcpu, const struct vm_sync_result *by_tcp,
+		const struct machine *reference, const unsigned int *sync_index)
 {
 	enum correlate_sync_method wanted = iter->comp->params.sync;
 	unsigned int i;
@@ -192,11 +213,17 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 		if (method_allows(wanted, CORRELATE_SYNC_VMSYNC) &&
 				by_vmsync[sync_index[i]].parent >= 0) {
 			take_result(info, &by_vmsync[sync_index[i]], "vmsync");
+		} else if (method_allows(wanted, CORRELATE_SYNC_VCPU) &&
+				correlate_vcpu_has_path(iter, by_vcpu, machine)) {
+			take_result(info, &by_vcpu->results[sync_index[i]], "vcpu");
+			if (i < by_vcpu->fit_count && by_vcpu->fits[i].status == VM_VCPU_FIT_OK) {
+				info->host_pid = by_vcpu->fits[i].host_pid;
+			}
 		} else if (method_allows(wanted, CORRELATE_SYNC_TCP) &&
 				by_tcp[sync_index[i]].parent >= 0) {
 			take_result(info, &by_tcp[sync_index[i]], "tcp");
 		} else {
-			warn_no_sync(iter, machine, reference);
+			warn_no_sync(iter, machine, reference, by_vcpu);
 		}
 	}
 }
@@ -468,10 +495,13 @@ static void solve(struct correlate_iter *iter)
 	struct machine *reference = reference_machine(iter);
 	struct vm_sync_result *by_vmsync = g_new0(struct vm_sync_result, iter->sync_count);
 	struct vm_sync_result *by_tcp = g_new0(struct vm_sync_result, iter->sync_count);
+	struct vcpu_solution by_vcpu;
 
 	vm_sync_solve(iter->by_vmsync, iter->sync_index[reference->index], by_vmsync);
 	vm_sync_solve(iter->by_tcp, iter->sync_index[reference->index], by_tcp);
-	choose_results(iter, by_vmsync, by_tcp, reference, iter->sync_index);
+	correlate_vcpu_solve(iter, reference, &by_vcpu);
+	choose_results(iter, by_vmsync, &by_vcpu, by_tcp, reference, iter->sync_index);
+	correlate_vcpu_solution_fini(&by_vcpu);
 	g_free(by_tcp);
 	g_free(by_vmsync);
 }

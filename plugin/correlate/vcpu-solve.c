@@ -1,0 +1,134 @@
+/*
+ * The end of the sync pass for `sync="vcpu"`: see vcpu-solve.h.
+ */
+
+#include <inttypes.h>
+
+#include "correlate/iterator.h"
+#include "correlate/vcpu-solve.h"
+
+/* The key space of the vCPU constraints in the solve (vmsync 0, TCP 1). */
+#define SYNC_PROTOCOL_VCPU 2u
+
+void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *reference,
+		struct vcpu_solution *solution)
+{
+	unsigned int count = machine_table_count(iter->machines);
+	struct vm_sync *sync;
+
+	solution->results = g_new0(struct vm_sync_result, iter->sync_count ? iter->sync_count : 1);
+	for (unsigned int i = 0; i < iter->sync_count; i++) {
+		solution->results[i].parent = -1;
+	}
+
+	solution->fits = NULL;
+	solution->fit_count = 0;
+	if (!iter->by_vcpu || !vm_vcpu_align_has_host(iter->by_vcpu) || count == 0) {
+		return;
+	}
+
+	solution->fits = g_new0(struct vm_vcpu_fit, count);
+	solution->fit_count = count;
+	vm_vcpu_align_solve(iter->by_vcpu, count, solution->fits);
+	sync = vm_sync_create(iter->sync_count);
+	for (unsigned int i = 0; i < count && i < iter->sync_count; i++) {
+		const struct vm_vcpu_fit *fit = &solution->fits[i];
+
+		if (fit->status == VM_VCPU_FIT_OK && fit->host < iter->sync_count) {
+			vm_vcpu_align_feed(iter->by_vcpu, i, fit, sync, SYNC_PROTOCOL_VCPU,
+				iter->sync_index[fit->host], iter->sync_index[i]);
+		}
+	}
+
+	vm_sync_solve(sync, iter->sync_index[reference->index], solution->results);
+	vm_sync_destroy(sync);
+}
+
+void correlate_vcpu_solution_fini(struct vcpu_solution *solution)
+{
+	g_free(solution->results);
+	g_free(solution->fits);
+}
+
+bool correlate_vcpu_has_path(const struct correlate_iter *iter,
+		const struct vcpu_solution *solution, const struct machine *machine)
+{
+	return machine->index < iter->sync_count &&
+		solution->results[iter->sync_index[machine->index]].parent >= 0;
+}
+
+static const char *host_name(const struct correlate_iter *iter)
+{
+	return iter->sync_host ? iter->sync_host->name : "(none)";
+}
+
+/* Why a fit failed, with what would help, for the no-sync warning. */
+static char *fit_failure(const struct correlate_iter *iter, const struct vm_vcpu_fit *fit,
+		const struct machine_info *info)
+{
+	switch (fit->status) {
+	case VM_VCPU_FIT_TOO_LITTLE:
+		return g_strdup_printf("too little guest activity to align it with the "
+			"vCPUs of host `%s` (%" PRIu64 " of its events have a cpu_id; at "
+			"least 100 on the CPUs of one host process, and times when those "
+			"vCPUs left guest mode, are needed: trace the guest's kernel events "
+			"over a longer run)", host_name(iter), info->vcpu_guest_events);
+	case VM_VCPU_FIT_NO_MATCH:
+		return g_strdup_printf("no vCPU thread of host `%s` fits its activity, "
+			"whatever the offset (is its trace from this host and this time, "
+			"with the host's kvm_entry and kvm_exit events?)", host_name(iter));
+	case VM_VCPU_FIT_AMBIGUOUS:
+		if (fit->host_pid >= 0 && fit->other_pid >= 0 && fit->other_pid != fit->host_pid) {
+			return g_strdup_printf("the vCPUs of host processes %" PRId64
+				" and %" PRId64 " of `%s` fit its activity as well (trace a "
+				"longer or busier run)", fit->host_pid, fit->other_pid,
+				host_name(iter));
+		}
+
+		return g_strdup_printf("offsets far apart fit its activity with the "
+			"vCPUs of host `%s` as well (trace a longer or busier run)",
+			host_name(iter));
+	case VM_VCPU_FIT_TAKEN:
+		return g_strdup_printf("host process %" PRId64 " of `%s`, whose vCPUs "
+			"fit its activity, fits another guest better (are two guest traces "
+			"from the same VM?)", fit->host_pid, host_name(iter));
+	default:
+		return g_strdup_printf("host `%s` has no kvm_entry/kvm_exit events to "
+			"align it with", host_name(iter));
+	}
+}
+
+char *correlate_vcpu_failure(struct correlate_iter *iter,
+		const struct vcpu_solution *solution, struct machine *machine)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	const struct vm_vcpu_fit *fit;
+
+	if (!iter->by_vcpu || machine == iter->sync_host) {
+		return NULL;
+	}
+
+	if (info->vcpu_guest_events == 0 && info->vcpu_events_without_cpu > 0) {
+		return g_strdup("its events have no cpu_id in their packet context, so "
+			"nothing tells which vCPU ran them");
+	}
+
+	if (!solution->fits || machine->index >= solution->fit_count) {
+		/* No host interval at all: worth saying only when vcpu was asked. */
+		return iter->comp->params.sync == CORRELATE_SYNC_VCPU ?
+			g_strdup_printf("host `%s` has no kvm_entry/kvm_exit events to "
+				"align it with", host_name(iter)) : NULL;
+	}
+
+	fit = &solution->fits[machine->index];
+	if (fit->status == VM_VCPU_FIT_OK) {
+		return NULL;
+	}
+
+	/* Another alignment fits as well: the data contradicts any one fit. */
+	if (fit->status == VM_VCPU_FIT_AMBIGUOUS || fit->status == VM_VCPU_FIT_TAKEN) {
+		info->quality = VM_SYNC_FAIL;
+	}
+
+	return fit_failure(iter, fit, info);
+}
