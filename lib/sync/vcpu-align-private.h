@@ -39,6 +39,14 @@ struct vm_vcpu_align {
 	GHashTable *candidate_by_key;
 	/* GUINT_TO_POINTER(guest + 1) -> struct vm_vcpu_guest * (owned) */
 	GHashTable *guests;
+	/*
+	 * The event array of the last (guest, CPU) added to: called for every
+	 * guest event of the sync pass, mostly for the same CPU as the last.
+	 */
+	struct vm_vcpu_guest *last_guest_data;
+	GArray *last_events;
+	unsigned int last_guest;
+	uint64_t last_cpu;
 	/* guest index (GUINT_TO_POINTER(+1)) -> GArray of struct
 	 * vm_vcpu_constraint: what its last OK fit rests on (for feed). */
 	GHashTable *constraints;

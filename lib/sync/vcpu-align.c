@@ -118,14 +118,25 @@ struct vm_vcpu_guest *vm_vcpu_align_guest(const struct vm_vcpu_align *align,
 void vm_vcpu_align_add_guest_event(struct vm_vcpu_align *align, unsigned int guest,
 		uint64_t cpu, int64_t ts)
 {
-	struct vm_vcpu_guest *data = vm_vcpu_align_guest(align, guest);
+	struct vm_vcpu_guest *data;
 
+	if (align->last_events && align->last_guest == guest && align->last_cpu == cpu) {
+		g_array_append_val(align->last_events, ts);
+		align->last_guest_data->sorted = false;
+		return;
+	}
+	data = vm_vcpu_align_guest(align, guest);
 	if (!data) {
 		data = g_new0(struct vm_vcpu_guest, 1);
 		data->cpus = array_table_create();
 		g_hash_table_insert(align->guests, GUINT_TO_POINTER(guest + 1), data);
 	}
-	g_array_append_val(array_of(data->cpus, cpu, sizeof(int64_t)), ts);
+	/* The arrays live as long as the alignment: the pointer stays valid. */
+	align->last_events = array_of(data->cpus, cpu, sizeof(int64_t));
+	align->last_guest_data = data;
+	align->last_guest = guest;
+	align->last_cpu = cpu;
+	g_array_append_val(align->last_events, ts);
 	data->sorted = false;
 }
 

@@ -115,9 +115,15 @@ char *correlate_vcpu_failure(struct correlate_iter *iter,
 
 	if (!solution->fits || machine->index >= solution->fit_count) {
 		/* No host interval at all: worth saying only when vcpu was asked. */
-		return iter->comp->params.sync == CORRELATE_SYNC_VCPU ?
+		if (iter->comp->params.sync != CORRELATE_SYNC_VCPU) {
+			return NULL;
+		}
+
+		return iter->sync_host ?
 			g_strdup_printf("host `%s` has no kvm_entry/kvm_exit events to "
-				"align it with", host_name(iter)) : NULL;
+				"align it with", host_name(iter)) :
+			g_strdup("no machine has kvm_entry/kvm_exit events: there is no "
+				"host to align it with");
 	}
 
 	fit = &solution->fits[machine->index];
