@@ -173,6 +173,17 @@ static gint compare_times(gconstpointer a, gconstpointer b)
 	return (x > y) - (x < y);
 }
 
+/* Whether `array` is already in order: the sync pass adds in time order. */
+static bool is_sorted(const GArray *array, GCompareFunc compare)
+{
+	guint size = g_array_get_element_size((GArray *) array);
+
+	for (guint i = 1; i < array->len; i++)
+		if (compare(array->data + (i - 1) * size, array->data + i * size) > 0)
+			return false;
+	return true;
+}
+
 static void sort_table(GHashTable *table, GCompareFunc compare)
 {
 	GHashTableIter iter;
@@ -180,7 +191,8 @@ static void sort_table(GHashTable *table, GCompareFunc compare)
 
 	g_hash_table_iter_init(&iter, table);
 	while (g_hash_table_iter_next(&iter, NULL, &value))
-		g_array_sort(value, compare);
+		if (!is_sorted(value, compare))
+			g_array_sort(value, compare);
 }
 
 const GArray *vm_vcpu_candidate_intervals(struct vm_vcpu_candidate *candidate,

@@ -56,6 +56,46 @@ static gint compare_constraints(gconstpointer a, gconstpointer b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * The constraints of one more CPU merged into the others in host time
+ * order (the hulls take points in that order); each CPU's come in order,
+ * since a vCPU's intervals do not overlap (else they are sorted first).
+ * Frees both arrays.
+ */
+static GArray *merge_constraints(GArray *all, GArray *of_cpu)
+{
+	GArray *merged = g_array_sized_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint),
+		all->len + of_cpu->len);
+	guint i = 0, j = 0;
+
+	/* Overlapping intervals (a trace that lost events) would break the order. */
+	for (guint k = 1; k < of_cpu->len; k++) {
+		if (compare_constraints(&g_array_index(of_cpu, struct vm_vcpu_constraint, k - 1),
+				&g_array_index(of_cpu, struct vm_vcpu_constraint, k)) > 0) {
+			g_array_sort(of_cpu, compare_constraints);
+			break;
+		}
+	}
+
+	while (i < all->len || j < of_cpu->len) {
+		const struct vm_vcpu_constraint *a = i < all->len ?
+			&g_array_index(all, struct vm_vcpu_constraint, i) : NULL;
+		const struct vm_vcpu_constraint *b = j < of_cpu->len ?
+			&g_array_index(of_cpu, struct vm_vcpu_constraint, j) : NULL;
+
+		if (a && (!b || compare_constraints(a, b) <= 0)) {
+			g_array_append_val(merged, *a);
+			i++;
+		} else {
+			g_array_append_val(merged, *b);
+			j++;
+		}
+	}
+	g_array_free(all, TRUE);
+	g_array_free(of_cpu, TRUE);
+	return merged;
+}
+
 static void add_constraint(GArray *constraints, bool host_to_guest, int64_t send,
 		int64_t recv)
 {
@@ -112,7 +152,7 @@ static guint first_interval_from(const GArray *intervals, int64_t h)
  * attributed event.
  */
 static void attribute_cpu(const GArray *events, const GArray *intervals,
-		const struct vm_sync_formula *formula, const struct vm_sync_formula *inverse,
+		const struct vm_sync_prepared *formula, const struct vm_sync_formula *inverse,
 		int64_t tolerance, int64_t low, int64_t high, GArray *constraints)
 {
 	guint i = vm_vcpu_lower_bound(events, vm_sync_formula_apply(inverse, low));
@@ -131,7 +171,7 @@ static void attribute_cpu(const GArray *events, const GArray *intervals,
 
 	for (; i < events->len; i++) {
 		int64_t g = g_array_index(events, int64_t, i);
-		int64_t h = vm_sync_formula_apply(formula, g);
+		int64_t h = vm_sync_prepared_apply(formula, g);
 
 		if (h > high)
 			break;
@@ -169,13 +209,19 @@ static GArray *attribute(const struct vm_vcpu_pairing *pairing,
 {
 	GArray *constraints = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
 	struct vm_sync_formula inverse = vm_sync_formula_invert(formula);
+	/* Applied to every event of the window: the fast, exact integer path. */
+	struct vm_sync_prepared prepared;
 
-	for (guint c = 0; c < pairing->cpus->len; c++)
+	vm_sync_formula_prepare(formula, &prepared);
+	for (guint c = 0; c < pairing->cpus->len; c++) {
+		GArray *of_cpu = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
+
 		attribute_cpu(g_ptr_array_index(pairing->events, c),
-			g_ptr_array_index(pairing->intervals, c), formula, &inverse,
+			g_ptr_array_index(pairing->intervals, c), &prepared, &inverse,
 			tolerance, saturating_add(low, -tolerance),
-			saturating_add(high, tolerance), constraints);
-	g_array_sort(constraints, compare_constraints);
+			saturating_add(high, tolerance), of_cpu);
+		constraints = merge_constraints(constraints, of_cpu);
+	}
 	return constraints;
 }
 
@@ -207,7 +253,9 @@ static uint64_t count_outside(const struct vm_vcpu_pairing *pairing,
 		const struct vm_sync_formula *formula, uint64_t *checked)
 {
 	uint64_t outside = pairing->unshared;
+	struct vm_sync_prepared prepared;
 
+	vm_sync_formula_prepare(formula, &prepared);
 	*checked = pairing->unshared;
 	for (guint c = 0; c < pairing->cpus->len; c++) {
 		const GArray *events = g_ptr_array_index(pairing->events, c);
@@ -219,7 +267,7 @@ static uint64_t count_outside(const struct vm_vcpu_pairing *pairing,
 		guint k = 0;
 
 		for (guint i = 0; i < events->len; i++) {
-			int64_t h = vm_sync_formula_apply(formula,
+			int64_t h = vm_sync_prepared_apply(&prepared,
 				g_array_index(events, int64_t, i));
 			const struct vm_guest_mode *interval;
 
