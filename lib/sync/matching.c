@@ -65,14 +65,23 @@ static GList *find_partner(GQueue *waiting, enum vm_sync_role role, unsigned int
 	return NULL;
 }
 
+void vm_sync_add_matched(struct vm_sync *sync, unsigned int sender, int64_t send_ts,
+		unsigned int receiver, int64_t recv_ts)
+{
+	struct vm_sync_hull *hull;
+
+	if (sender == receiver || sender >= sync->machine_count ||
+			receiver >= sync->machine_count)
+		return;
+	hull = vm_sync_pair_hull_get(sync, sender, receiver);
+	/* The pair's ref side is its lower machine index. */
+	vm_sync_hull_add_match(hull, sender < receiver, send_ts, recv_ts);
+}
+
 static void record_match(struct vm_sync *sync, const struct unmatched_event *send,
 		const struct unmatched_event *receive)
 {
-	struct vm_sync_hull *hull = vm_sync_pair_hull_get(sync, send->machine, receive->machine);
-	/* The pair's ref side is its lower machine index. */
-	bool sent_by_ref = send->machine < receive->machine;
-
-	vm_sync_hull_add_match(hull, sent_by_ref, send->ts, receive->ts);
+	vm_sync_add_matched(sync, send->machine, send->ts, receive->machine, receive->ts);
 }
 
 static struct vm_sync_key *copy_key(const struct vm_sync_key *key)

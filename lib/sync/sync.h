@@ -180,6 +180,14 @@ void vm_sync_add_event(struct vm_sync *sync, unsigned int protocol,
 		unsigned int machine, int64_t ts);
 
 /*
+ * A message already matched by the caller (no key): sent by `sender` at
+ * `send_ts` (its clock), received by `receiver` at `recv_ts`. Counts like
+ * a match of vm_sync_add_event(); ignored between a machine and itself.
+ */
+void vm_sync_add_matched(struct vm_sync *sync, unsigned int sender, int64_t send_ts,
+		unsigned int receiver, int64_t recv_ts);
+
+/*
  * Where each machine stands relative to `reference` once all events are
  * added. Formulas compose along shortest paths (fewest hops) from the
  * reference over pairs that have matches; a machine with no path keeps the

@@ -37,6 +37,8 @@ struct vm_vcpu_align {
 	GPtrArray *candidates;
 	/* "host/pid" key (char *) -> struct vm_vcpu_candidate * */
 	GHashTable *candidate_by_key;
+	/* The candidate of the last interval added: intervals come in runs. */
+	struct vm_vcpu_candidate *last_candidate;
 	/* GUINT_TO_POINTER(guest + 1) -> struct vm_vcpu_guest * (owned) */
 	GHashTable *guests;
 	/*

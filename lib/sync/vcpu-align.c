@@ -77,20 +77,24 @@ static GArray *array_of(GHashTable *table, uint64_t key, size_t element_size)
 static struct vm_vcpu_candidate *candidate_of(struct vm_vcpu_align *align,
 		unsigned int host, int64_t process)
 {
-	char *key = g_strdup_printf("%u/%" PRId64, host, process);
-	struct vm_vcpu_candidate *candidate =
-		g_hash_table_lookup(align->candidate_by_key, key);
+	char *key;
+	struct vm_vcpu_candidate *candidate = align->last_candidate;
 
+	if (candidate && candidate->host == host && candidate->pid == process)
+		return candidate;
+	key = g_strdup_printf("%u/%" PRId64, host, process);
+	candidate = g_hash_table_lookup(align->candidate_by_key, key);
 	if (candidate) {
 		g_free(key);
-		return candidate;
+	} else {
+		candidate = g_new0(struct vm_vcpu_candidate, 1);
+		candidate->host = host;
+		candidate->pid = process;
+		candidate->vcpus = array_table_create();
+		g_ptr_array_add(align->candidates, candidate);
+		g_hash_table_insert(align->candidate_by_key, key, candidate);
 	}
-	candidate = g_new0(struct vm_vcpu_candidate, 1);
-	candidate->host = host;
-	candidate->pid = process;
-	candidate->vcpus = array_table_create();
-	g_ptr_array_add(align->candidates, candidate);
-	g_hash_table_insert(align->candidate_by_key, key, candidate);
+	align->last_candidate = candidate;
 	return candidate;
 }
 

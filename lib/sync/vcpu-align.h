@@ -84,12 +84,12 @@ void vm_vcpu_align_solve(struct vm_vcpu_align *align, unsigned int guest_count,
 
 /*
  * Adds the constraints behind an OK fit of `guest` to `sync`, as matched
- * messages of `protocol` between sync machines `sync_host` and `sync_guest`
- * (an entry is a message host -> guest received at the guest event, the
- * guest event a message guest -> host received at the exit).
+ * messages between sync machines `sync_host` and `sync_guest` (an entry is
+ * a message host -> guest received at the guest event, the guest event a
+ * message guest -> host received at the exit).
  */
 void vm_vcpu_align_feed(const struct vm_vcpu_align *align, unsigned int guest,
-		const struct vm_vcpu_fit *fit, struct vm_sync *sync, unsigned int protocol,
+		const struct vm_vcpu_fit *fit, struct vm_sync *sync,
 		unsigned int sync_host, unsigned int sync_guest);
 
 #endif /* VM_SYNC_VCPU_ALIGN_H */

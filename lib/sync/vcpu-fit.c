@@ -548,7 +548,7 @@ void vm_vcpu_align_solve(struct vm_vcpu_align *align, unsigned int guest_count,
 }
 
 void vm_vcpu_align_feed(const struct vm_vcpu_align *align, unsigned int guest,
-		const struct vm_vcpu_fit *fit, struct vm_sync *sync, unsigned int protocol,
+		const struct vm_vcpu_fit *fit, struct vm_sync *sync,
 		unsigned int sync_host, unsigned int sync_guest)
 {
 	const GArray *constraints =
@@ -559,14 +559,10 @@ void vm_vcpu_align_feed(const struct vm_vcpu_align *align, unsigned int guest,
 	for (guint i = 0; i < constraints->len; i++) {
 		const struct vm_vcpu_constraint *constraint =
 			&g_array_index(constraints, struct vm_vcpu_constraint, i);
-		/* A key of its own: each constraint is one matched message. */
-		struct vm_sync_key key = { i, guest, UINT64_C(0x76637075) };
+		/* Each constraint is one message, matched already. */
 		unsigned int sender = constraint->host_to_guest ? sync_host : sync_guest;
 		unsigned int receiver = constraint->host_to_guest ? sync_guest : sync_host;
 
-		vm_sync_add_event(sync, protocol, &key, VM_SYNC_SEND, sender,
-			constraint->send);
-		vm_sync_add_event(sync, protocol, &key, VM_SYNC_RECEIVE, receiver,
-			constraint->recv);
+		vm_sync_add_matched(sync, sender, constraint->send, receiver, constraint->recv);
 	}
 }

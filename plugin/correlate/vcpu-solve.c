@@ -7,9 +7,6 @@
 #include "correlate/iterator.h"
 #include "correlate/vcpu-solve.h"
 
-/* The key space of the vCPU constraints in the solve (vmsync 0, TCP 1). */
-#define SYNC_PROTOCOL_VCPU 2u
-
 void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *reference,
 		struct vcpu_solution *solution)
 {
@@ -35,7 +32,7 @@ void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *ref
 		const struct vm_vcpu_fit *fit = &solution->fits[i];
 
 		if (fit->status == VM_VCPU_FIT_OK && fit->host < iter->sync_count) {
-			vm_vcpu_align_feed(iter->by_vcpu, i, fit, sync, SYNC_PROTOCOL_VCPU,
+			vm_vcpu_align_feed(iter->by_vcpu, i, fit, sync,
 				iter->sync_index[fit->host], iter->sync_index[i]);
 		}
 	}

@@ -306,7 +306,7 @@ static void finish_sync(struct run *run)
 
 	vm_vcpu_align_solve(run->align, MACHINES, fits);
 	for (unsigned int g = 1; g < MACHINES; g++)
-		vm_vcpu_align_feed(run->align, g, &fits[g], run->sync, 2, 0, g);
+		vm_vcpu_align_feed(run->align, g, &fits[g], run->sync, 0, g);
 	vm_sync_solve(run->sync, 0, results);
 	vm_sync_solve(run->sync, MACHINES, results);   /* out of range */
 }

@@ -269,7 +269,7 @@ START_TEST(test_feed)
 	simulate(&sim, align, 900, 1, 2, INT64_C(1000000000));
 	vm_vcpu_align_solve(align, 2, fits);
 	ck_assert_int_eq(fits[1].status, VM_VCPU_FIT_OK);
-	vm_vcpu_align_feed(align, 1, &fits[1], sync, 2, 0, 1);
+	vm_vcpu_align_feed(align, 1, &fits[1], sync, 0, 1);
 	vm_sync_solve(sync, 0, results);
 	ck_assert_int_eq(results[1].parent, 0);
 	ck_assert_int_eq(results[1].quality, VM_SYNC_ACCURATE);
