@@ -15,6 +15,7 @@
 #include <inttypes.h>
 
 #include "sync/vcpu-align-private.h"
+#include "util/time-span.h"
 
 /* A guest with fewer events on the CPUs a process shares cannot be told. */
 #define MIN_EVENTS 100
@@ -33,15 +34,6 @@ struct candidate_result {
 	struct vm_vcpu_fit fit;
 	GArray *constraints;            /* struct vm_vcpu_constraint, FOUND only */
 };
-
-static int64_t saturating_add(int64_t a, int64_t b)
-{
-	if (b > 0 && a > INT64_MAX - b)
-		return INT64_MAX;
-	if (b < 0 && a < INT64_MIN - b)
-		return INT64_MIN;
-	return a + b;
-}
 
 /* The host time of a constraint, which orders the hull's points. */
 static int64_t host_time(const struct vm_vcpu_constraint *constraint)
@@ -175,8 +167,8 @@ static void attribute_cpu(const GArray *events, const GArray *intervals,
 
 		if (h > high)
 			break;
-		if (h < saturating_add(recorded_from, tolerance) ||
-				h > saturating_add(recorded_to, -tolerance))
+		if (h < vm_time_sum(recorded_from, tolerance) ||
+				h > vm_time_sum(recorded_to, -tolerance))
 			continue;
 		k = advance(intervals, k, h, tolerance);
 		if (!attributable(intervals, k, h, tolerance))
@@ -218,8 +210,8 @@ static GArray *attribute(const struct vm_vcpu_pairing *pairing,
 
 		attribute_cpu(g_ptr_array_index(pairing->events, c),
 			g_ptr_array_index(pairing->intervals, c), &prepared, &inverse,
-			tolerance, saturating_add(low, -tolerance),
-			saturating_add(high, tolerance), of_cpu);
+			tolerance, vm_time_sum(low, -tolerance),
+			vm_time_sum(high, tolerance), of_cpu);
 		constraints = merge_constraints(constraints, of_cpu);
 	}
 	return constraints;
@@ -360,8 +352,8 @@ static bool refine(const struct vm_vcpu_pairing *pairing,
 
 	fit->quality = VM_SYNC_INCOMPLETE;
 	for (;;) {
-		int64_t low = saturating_add(coarse->anchor, -window);
-		int64_t high = saturating_add(coarse->anchor, window);
+		int64_t low = vm_time_sum(coarse->anchor, -window);
+		int64_t high = vm_time_sum(coarse->anchor, window);
 
 		if (fit_window(pairing, &formula, &tolerance, low, high, NULL, fit) ==
 				WINDOW_CONTRADICTED)
