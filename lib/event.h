@@ -27,6 +27,7 @@ enum vm_event_kind {
 	VM_EVENT_VMSYNC_GH_HOST,
 	VM_EVENT_VMSYNC_HG_HOST,
 	VM_EVENT_VCPU_STATE,        /* vm:vcpu_state, written by filter.vm.state */
+	VM_EVENT_LOSS,              /* events lost on the stream of `cpu` (see u.loss) */
 };
 
 /* An integer field the trace did not have reads as this. */
@@ -110,6 +111,20 @@ struct vm_event {
 			int64_t pcpu;
 			int64_t exit_reason;
 		} vcpu_state;
+
+		/*
+		 * A gap in the recording of one stream (CPU `cpu` of `machine`),
+		 * located by lib/loss/gap-locator.h: from `ts` (the stream's last
+		 * event before the loss, or the discarded range's beginning when
+		 * the stream recorded nothing in it) to `end` the stream recorded
+		 * nothing, and `count` events (or packets) were lost in between.
+		 * It arrives in time order, before anything later than `ts`.
+		 */
+		struct {
+			int64_t end;
+			int64_t count;       /* -1: unknown */
+			int packets;         /* 1: discarded packets, 0: discarded events */
+		} loss;
 	} u;
 };
 
