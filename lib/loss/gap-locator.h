@@ -13,8 +13,8 @@
  * the stream's last event before range_end to range_end. That last event is
  * known only once the sequence has passed range_end, so the locator holds
  * back what comes after the stream's latest event while a loss is pending,
- * then hands out the gap (at the time of that last event) and the held items
- * in their order. Nothing else is held, so what is held spans at most the
+ * then hands out the gap (right after that last event) and the held items in
+ * their order. Nothing else is held, so what is held spans at most the
  * time from one event of the stream to the next, or to range_end.
  *
  * Items are opaque cookies; the locator never looks into them. No
@@ -33,7 +33,6 @@ struct vm_gap {
 	int64_t end;         /* the discarded range's end */
 	int64_t count;       /* -1: unknown */
 	bool packets;        /* discarded packets rather than events */
-	void *cookie;        /* the discarded message's cookie */
 };
 
 struct vm_gap_locator_callbacks {
@@ -41,8 +40,10 @@ struct vm_gap_locator_callbacks {
 	void (*release)(void *cookie, void *data);
 	/*
 	 * A gap, handed out right after the stream's last event before it
-	 * (and before every item later than gap->begin); the discarded
-	 * message's own cookie is released right after it.
+	 * (and before every item later than gap->begin). The discarded
+	 * message itself is an item like the others: it is released in its
+	 * own place (before the packet it precedes), so each stream's
+	 * messages keep their order.
 	 */
 	void (*gap)(const struct vm_gap *gap, void *data);
 	void *data;
