@@ -149,6 +149,8 @@ static const char *const *member_names(enum vm_event_kind kind)
 		return vmsync;
 	case VM_EVENT_VCPU_STATE:
 		return vcpu_state;
+	case VM_EVENT_LOSS:
+		/* Made from discarded-items messages, never from an event. */
 	case VM_EVENT_OTHER:
 		break;
 	}
@@ -429,6 +431,7 @@ static void decode_payload(const struct class_info *info,
 		out->u.vcpu_state.pcpu = INT_AT(4);
 		out->u.vcpu_state.exit_reason = INT_AT(5);
 		break;
+	case VM_EVENT_LOSS:
 	case VM_EVENT_OTHER:
 		break;
 	}
