@@ -41,4 +41,19 @@ if len(lost) != 1 or "`lossy`, CPU 0" not in lost[0] or "3 events" not in lost[0
 if len(warnings) != 2 or not [w for w in warnings if "no host" in w]:
     vmtest.fail("expecting the discarded-events and no-host warnings only:\n" +
                 proc.stderr)
+
+# The same messages without clock snapshots: each range is [time of the
+# stream's message before it, time reached], here [10, 10] and [40, 40]
+# (doc/lost-events.md), so the gaps start at the events before them.
+TIMELESS = [
+    "lossy,100,t100,unknown,1600000000000000010,1600000000000000040,,",
+    "lossy,100,t100,blocked,1600000000000000040,1600000000000000050,,",
+    "lossy,200,t200,unknown,1600000000000000040,1600000000000000050,,",
+]
+proc = vmtest.babeltrace2(
+    ["run", "-c", "src:source.vmtestlossy.lossy", "-p", "timeless=true",
+     "-c", "sink:sink.vm.threads", "-p", 'format="csv"', "--connect", "src:sink"],
+    plugin_paths=[vmtest.PLUGIN_DIR, LOSSY_PLUGIN_DIR])
+if sorted(proc.stdout.splitlines()[1:]) != sorted(TIMELESS):
+    vmtest.fail("output of the lossy trace without discarded times:\n" + proc.stdout)
 print("discarded events: one warning, states unknown across the losses")

@@ -11,7 +11,13 @@ OFFSET_S = 1600000000
 
 class _LossyIter(bt2._UserMessageIterator):
     def __init__(self, config, port):
-        self._messages = self._build(port.user_data)
+        stream, self._timeless = port.user_data
+        self._messages = self._build(stream)
+
+    def _discarded(self, stream, count, begin, end):
+        if self._timeless:
+            return self._create_discarded_events_message(stream, count)
+        return self._create_discarded_events_message(stream, count, begin, end)
 
     def _event(self, packet, event_class, ts, prev_tid, next_tid):
         msg = self._create_event_message(event_class, packet, ts)
@@ -32,9 +38,9 @@ class _LossyIter(bt2._UserMessageIterator):
             self._create_stream_beginning_message(stream),
             self._create_packet_beginning_message(packet),
             self._event(packet, switch, 10, 0, 100),
-            self._create_discarded_events_message(stream, 3, 20, 30),
+            self._discarded(stream, 3, 20, 30),
             self._event(packet, switch, 40, 100, 200),
-            self._create_discarded_events_message(stream, 2, 40, 45),
+            self._discarded(stream, 2, 40, 45),
             self._event(packet, switch, 50, 200, 0),
             self._create_packet_end_message(packet),
             self._create_stream_end_message(stream),
@@ -49,6 +55,8 @@ class _LossyIter(bt2._UserMessageIterator):
 @bt2.plugin_component_class
 class lossy(bt2._UserSourceComponent, message_iterator_class=_LossyIter):
     def __init__(self, config, params, obj):
+        # timeless=true: discarded-events messages without clock snapshots
+        timeless = bool(params["timeless"]) if "timeless" in params else False
         tc = self._create_trace_class()
         clock = self._create_clock_class(name="monotonic", frequency=1000000000,
                                          offset=bt2.ClockClassOffset(OFFSET_S, 0))
@@ -58,7 +66,7 @@ class lossy(bt2._UserSourceComponent, message_iterator_class=_LossyIter):
                                     supports_packets=True,
                                     packet_context_field_class=ctx,
                                     supports_discarded_events=True,
-                                    discarded_events_have_default_clock_snapshots=True)
+                                    discarded_events_have_default_clock_snapshots=not timeless)
         payload = tc.create_structure_field_class()
         for name, kind in (("prev_comm", "s"), ("prev_tid", "i"), ("prev_prio", "i"),
                            ("prev_state", "i"), ("next_comm", "s"), ("next_tid", "i"),
@@ -68,7 +76,7 @@ class lossy(bt2._UserSourceComponent, message_iterator_class=_LossyIter):
         sc.create_event_class(name="sched_switch", payload_field_class=payload)
         trace = tc()
         trace.environment["hostname"] = "lossy"
-        self._add_output_port("out", trace.create_stream(sc))
+        self._add_output_port("out", (trace.create_stream(sc), timeless))
 
 
 # source.vmtestlossy.ctflike: discarded-events messages placed as src.ctf.fs
