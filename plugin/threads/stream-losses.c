@@ -29,6 +29,15 @@ struct stream_losses {
 	int64_t now;
 	/* Being destroyed: what the locator still releases is only dropped. */
 	bool closing;
+	/*
+	 * The message being pushed and its own time, if it has one. The
+	 * caller holds a reference on it during the push: one of ours is
+	 * taken only if the locator keeps it (`pushing_released` false).
+	 */
+	const bt_message *pushing;
+	bool pushing_has_ts;
+	int64_t pushing_ts;
+	bool pushing_released;
 };
 
 static void on_release(void *cookie, void *data)
@@ -36,8 +45,15 @@ static void on_release(void *cookie, void *data)
 	struct stream_losses *losses = data;
 	const bt_message *msg = cookie;
 
+	if (msg == losses->pushing) {
+		/* Straight through: no reference of ours was taken. */
+		losses->pushing_released = true;
+		losses->message(msg, losses->pushing_has_ts ? &losses->pushing_ts : NULL,
+			losses->data);
+		return;
+	}
 	if (!losses->closing)
-		losses->message(msg, losses->data);
+		losses->message(msg, NULL, losses->data);
 	bt_message_put_ref(msg);
 }
 
@@ -255,18 +271,29 @@ static void push_discarded(struct stream_losses *losses, const bt_message *msg,
 		begin, end, count == UINT64_MAX ? -1 : (int64_t) count, !events, (void *) msg);
 }
 
+/* The locator kept the message pushed: it needs a reference of its own. */
+static void end_push(struct stream_losses *losses, const bt_message *msg)
+{
+	if (!losses->pushing_released)
+		bt_message_get_ref(msg);
+	losses->pushing = NULL;
+}
+
 void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 {
 	const bt_stream *stream = message_stream(msg);
 	struct stream_info *info = stream ? info_of(losses, stream) : NULL;
 	bt_message_type type = bt_message_get_type(msg);
-	int64_t ts;
+	int64_t ts = 0;
 	bool has_time;
 
-	bt_message_get_ref(msg);
+	losses->pushing = msg;
+	losses->pushing_released = false;
+	losses->pushing_has_ts = false;
 	if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
 			type == BT_MESSAGE_TYPE_DISCARDED_PACKETS) {
 		push_discarded(losses, msg, info);
+		end_push(losses, msg);
 		return;
 	}
 	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
@@ -281,9 +308,12 @@ void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 		losses->now = ts;
 		losses->has_now = true;
 	}
+	losses->pushing_has_ts = has_time;
+	losses->pushing_ts = ts;
 	vm_gap_locator_push(losses->locator, stream ? (uint64_t) (uintptr_t) stream :
 		UINT64_MAX, current_time(losses, 0), type == BT_MESSAGE_TYPE_EVENT,
 		(void *) msg);
+	end_push(losses, msg);
 }
 
 void stream_losses_flush(struct stream_losses *losses)

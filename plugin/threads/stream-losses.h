@@ -24,8 +24,14 @@
 
 struct stream_losses;
 
-/* A message leaves, in input order; the callee borrows it. */
-typedef void (*stream_losses_message_cb)(const bt_message *msg, void *data);
+/*
+ * A message leaves, in input order; the callee borrows it. `ts` is its
+ * default clock snapshot in ns from origin when already read (a message
+ * that goes straight through), else NULL: reading it again costs more
+ * than the rest of the pass-through.
+ */
+typedef void (*stream_losses_message_cb)(const bt_message *msg, const int64_t *ts,
+		void *data);
 
 /*
  * A located gap of `stream` (CPU `cpu`, VM_FIELD_MISSING if none known),

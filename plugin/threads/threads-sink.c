@@ -111,7 +111,7 @@ static bool open_output(struct threads_sink *sink)
 	return true;
 }
 
-static void handle_message(const bt_message *msg, void *data);
+static void handle_message(const bt_message *msg, const int64_t *ts, void *data);
 static void handle_gap(const bt_stream *stream, int64_t cpu, const struct vm_gap *gap,
 		bool first, void *data);
 
@@ -297,7 +297,8 @@ static void handle_vcpu_state(struct threads_sink *sink, const bt_message *msg)
  * when the analysis would look at them. The decoder tells the kind of an
  * event's class without reading its fields.
  */
-static void handle_event(struct threads_sink *sink, const bt_message *msg)
+static void handle_event(struct threads_sink *sink, const bt_message *msg,
+		const int64_t *ts)
 {
 	struct vm_event ev = { .machine = 0 };
 
@@ -310,7 +311,9 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 	}
 	if (ev.kind == VM_EVENT_KVM_ENTRY || ev.kind == VM_EVENT_KVM_EXIT)
 		sink->saw_kvm_events = true;
-	if (!event_time(msg, &ev.ts)) {
+	if (ts)
+		ev.ts = *ts;
+	else if (!event_time(msg, &ev.ts)) {
 		warn_no_clock(sink);
 		return;
 	}
@@ -370,12 +373,12 @@ static void handle_gap(const bt_stream *stream, int64_t cpu, const struct vm_gap
 }
 
 /* A message that leaves the gap locator, in input order. */
-static void handle_message(const bt_message *msg, void *data)
+static void handle_message(const bt_message *msg, const int64_t *ts, void *data)
 {
 	struct threads_sink *sink = data;
 
 	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT)
-		handle_event(sink, msg);
+		handle_event(sink, msg, ts);
 }
 
 /* The whole output is written: it replaces the file given by `path`. */
