@@ -4,9 +4,9 @@ A page passes when `man --warnings -l PAGE` renders it at 80 columns
 without any message on the standard error stream (groff's warnings: an
 undefined macro, a line that cannot be broken, a bad escape...), with the
 sections of babeltrace2's own pages in their order, a NAME line that
-whatis(1) and apropos(1) can index, no configure variable left, and, for
-a component class, every parameter that its help lists described under
-INITIALIZATION PARAMETERS."""
+whatis(1) and apropos(1) can index, a header line that fits, no configure
+variable nor Markdown quote left, and, for a component class, every
+parameter that its help lists described under INITIALIZATION PARAMETERS."""
 
 import os
 import re
@@ -85,6 +85,9 @@ def check(path, plugin_dir):
     text, errors = render(path)
     if errors.strip():
         vmtest.fail("man --warnings -l %s:\n%s" % (path, errors))
+    if "`" in text:
+        vmtest.fail("%s keeps Markdown code quotes: %r" % (
+            path, [line for line in text.splitlines() if "`" in line]))
     leftover = re.findall(r"@[A-Z_]+@", text)
     if leftover:
         vmtest.fail("%s keeps configure variables: %s" % (path, leftover))

@@ -131,8 +131,16 @@ try:
         print("man is not installed: the installed pages are not rendered")
     else:
         manpages.self_check()
+        man_root = destdir + under_prefix(options, "mandir")
         for page in pages:
             manpages.check(destdir + page, destdir + plugin_dir)
+            # As a user would ask for it: by name, in section 7.
+            name = os.path.basename(page)[:-len(".7")]
+            where = subprocess.run(["man", "-M", man_root, "-w", "7", name],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if where.returncode != 0 or where.stdout.strip() != destdir + page:
+                vmtest.fail("man -M %s -w 7 %s finds %r, not %s (%s)" % (
+                    man_root, name, where.stdout.strip(), destdir + page, where.stderr))
     print("installed:\n  " + "\n  ".join(sorted(expected)))
 finally:
     shutil.rmtree(destdir, ignore_errors=True)
