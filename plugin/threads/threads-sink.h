@@ -32,7 +32,8 @@
 	"Without a host trace (no kvm events, no vm:vcpu_state), every machine's\n" \
 	"threads are reported in their own view (running, runnable, blocked).\n" \
 	"\n" \
-	"Manual page: " VM_DOC_DIR "/sink.vm.threads.7.md"
+	"See the babeltrace2-sink.vm.threads(7) manual page.\n" \
+	"Manual page: " VM_MAN_DIR "/babeltrace2-sink.vm.threads.7"
 
 bt_component_class_initialize_method_status threads_sink_initialize(
 		bt_self_component_sink *self_comp,
