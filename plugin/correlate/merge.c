@@ -358,8 +358,8 @@ static void warn_repaired(struct correlate_iter *iter, const bt_message *msg)
 		CORRELATE_LOGW(iter->log_level, iter->name,
 			"Machine `%s` has packets that end after the next packet of "
 			"their stream begins (a bug of old LTTng versions): their end "
-			"times (and those of discarded-item messages) are clamped so "
-			"that times never go back.",
+			"times (and the beginnings of discarded-item ranges) are "
+			"clamped so that times never go back.",
 			machine->name ? machine->name : machine->hostname);
 	}
 }

@@ -159,7 +159,14 @@ static uint64_t release_held(struct upstream *upstream,
 
 		msg_time_get(msg, &time);
 		begin = clamp_value(time.value, lower, upper);
-		end = clamp_value(time.end_value, begin, upper);
+		/*
+		 * A discarded-items range ends where the packet it precedes
+		 * ends, after that packet's beginning: that is how src.ctf.fs
+		 * reports an ordinary loss, not the overlap, and where the gap
+		 * was depends on it. Only its beginning takes part in the
+		 * order; its end stays, unless the beginning moved past it.
+		 */
+		end = time.end_value < begin ? begin : time.end_value;
 		if (begin != time.value || end != time.end_value) {
 			const bt_message *copy = recreate(self_msg_iter, msg, begin, end);
 
@@ -173,7 +180,8 @@ static uint64_t release_held(struct upstream *upstream,
 		}
 
 		g_queue_push_tail(&upstream->ready, (gpointer) msg);
-		lower = end;
+		/* What follows in the stream comes after this message's time. */
+		lower = begin;
 	}
 
 	upstream->held_stream = NULL;

@@ -9,8 +9,10 @@
  * packet's beginning time (the events themselves are in order). Times that go
  * back within a stream would break the output order, so a packet end or a
  * discarded-items message is held until the next message of its stream shows
- * where it must end, and is re-created with its times clamped between the
- * stream's previous time and that next time.
+ * where it must end, and is re-created with its time (the beginning of a
+ * discarded range) clamped between the stream's previous time and that next
+ * time. A discarded range's end is left alone: src.ctf.fs ends it with the
+ * packet that follows it, after that packet's beginning, on every loss.
  */
 
 #include <stdbool.h>

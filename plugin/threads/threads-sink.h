@@ -34,9 +34,11 @@
 	"threads are reported in their own view (running, runnable, blocked).\n" \
 	"\n" \
 	"Events the tracer discarded make the states they decide unknown; the text\n" \
-	"summary then counts each machine's losses (see " VM_DOC_DIR "/lost-events.md).\n" \
+	"summary then counts each machine's losses (see \"Lost events\" in the manual\n" \
+	"page).\n" \
 	"\n" \
-	"Manual page: " VM_DOC_DIR "/sink.vm.threads.7.md"
+	"See the babeltrace2-sink.vm.threads(7) manual page.\n" \
+	"Manual page: " VM_MAN_DIR "/babeltrace2-sink.vm.threads.7"
 
 bt_component_class_initialize_method_status threads_sink_initialize(
 		bt_self_component_sink *self_comp,
