@@ -12,13 +12,14 @@ For one workload with losses on host and guest CPUs:
 - read back from CTF (src.ctf.fs), each such stream has one discarded-events
   message per loss, whose end is the gap's end, and whose count is the lost
   count (none when losses.csv says the trace cannot tell it);
-- the same options give the same bytes, and no --loss-rate writes no
-  losses.csv or affected.csv.
+- the same options give the same bytes, no --loss-rate writes no
+  losses.csv or affected.csv, and bad loss options exit with 2.
 """
 
 import csv
 import filecmp
 import os
+import subprocess
 import sys
 from fractions import Fraction
 
@@ -153,7 +154,18 @@ def check_ctf(lossy, losses):
     fail_if(problems)
 
 
+def check_bad_options():
+    for bad in (["--loss-rate", "-1"], ["--loss-rate", "nan"], ["--loss-ms", "3:1"],
+                ["--loss-ms", "0:1"], ["--loss-ms", "1"], ["--loss-ms", "1:x"]):
+        proc = subprocess.run([vmtest.WORKLOAD, "--out", os.path.join(vmtest.WORK_DIR, "bad")] +
+                              bad, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if proc.returncode != 2 or "--loss" not in proc.stderr:
+            vmtest.fail("vm-workload %s: status %d, %r (expected 2 and a message)" % (
+                " ".join(bad), proc.returncode, proc.stderr))
+
+
 def main():
+    check_bad_options()
     plain = truthdata.generate("workload-losses-plain", BASE)
     lossy = truthdata.generate("workload-losses", LOSSY)
     again = truthdata.generate("workload-losses-again", LOSSY)
