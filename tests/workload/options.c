@@ -34,6 +34,8 @@ typedef struct raw_options {
 	gint64 offset_ns, drift_ppm, latency_ns, vmsync_ms, tcp_ms;
 	char *kvm_names;
 	char *guest_activity;
+	gint64 slew_ppm;
+	char *slew_period;
 } raw_options;
 
 static bool in_range(const char *name, gint64 value, gint64 lo, gint64 hi)
@@ -65,6 +67,8 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 		{ "tcp-period-ms", 0, 0, G_OPTION_ARG_INT64, &raw->tcp_ms, "TCP message period per flow, 0 = none (default 2)", "Y" },
 		{ "kvm-names", 0, 0, G_OPTION_ARG_STRING, &raw->kvm_names, "kvm event names: old or x86 (default x86)", "old|x86" },
 		{ "guest-activity", 0, 0, G_OPTION_ARG_STRING, &raw->guest_activity, "Guest events: basic (scheduling only) or rich (plus interrupts, timers, idle, syscalls; default)", "basic|rich" },
+		{ "slew-ppm", 0, 0, G_OPTION_ARG_INT64, &raw->slew_ppm, "Guest clock frequency steps, ppm, 0 = none (default 0)", "S" },
+		{ "slew-period-ms", 0, 0, G_OPTION_ARG_STRING, &raw->slew_period, "Lengths of the guest clock frequency segments (default 2000:6000)", "MIN:MAX" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *context = g_option_context_new("- simulated KVM host and guests, as stub traces with ground truth");
@@ -114,7 +118,23 @@ static bool check_raw(const raw_options *raw)
 	       in_range("drift-ppm", raw->drift_ppm, -MAX_DRIFT_PPM, MAX_DRIFT_PPM) &&
 	       in_range("latency-ns", raw->latency_ns, 0, 1000 * NS_PER_MS) &&
 	       in_range("vmsync-period-ms", raw->vmsync_ms, 0, MAX_DURATION_MS) &&
-	       in_range("tcp-period-ms", raw->tcp_ms, 0, MAX_DURATION_MS);
+	       in_range("tcp-period-ms", raw->tcp_ms, 0, MAX_DURATION_MS) &&
+	       in_range("slew-ppm", raw->slew_ppm, 0, MAX_DRIFT_PPM);
+}
+
+/* --slew-period-ms MIN:MAX, 1 <= MIN <= MAX, in ms. */
+static bool parse_slew_period(const char *text, gint64 *min_ms, gint64 *max_ms)
+{
+	char **parts = g_strsplit(text ? text : "2000:6000", ":", -1);
+	bool ok = g_strv_length(parts) == 2 &&
+		  g_ascii_string_to_signed(parts[0], 10, 1, MAX_DURATION_MS, min_ms, NULL) &&
+		  g_ascii_string_to_signed(parts[1], 10, *min_ms, MAX_DURATION_MS, max_ms, NULL);
+
+	g_strfreev(parts);
+	if (!ok)
+		fprintf(stderr, "vm-workload: --slew-period-ms must be MIN:MAX with 1 <= MIN <= MAX"
+			" <= %" G_GINT64_FORMAT ", not '%s'\n", MAX_DURATION_MS, text);
+	return ok;
 }
 
 static void fill(wl_options *opt, raw_options *raw, bool duration_given)
@@ -140,6 +160,7 @@ static void fill(wl_options *opt, raw_options *raw, bool duration_given)
 	opt->tcp_period_ns = (uint64_t)(raw->tcp_ms * NS_PER_MS);
 	opt->kvm_x86_names = !raw->kvm_names || strcmp(raw->kvm_names, "x86") == 0;
 	opt->rich_guests = !raw->guest_activity || strcmp(raw->guest_activity, "rich") == 0;
+	opt->slew_ppm = raw->slew_ppm;
 }
 
 bool wl_options_parse(wl_options *opt, int argc, char **argv)
@@ -164,11 +185,18 @@ bool wl_options_parse(wl_options *opt, int argc, char **argv)
 		ok = false;
 	}
 	memset(opt, 0, sizeof(*opt));
-	if (ok)
+	gint64 slew_min_ms = 0, slew_max_ms = 0;
+
+	ok = ok && parse_slew_period(raw.slew_period, &slew_min_ms, &slew_max_ms);
+	if (ok) {
 		fill(opt, &raw, duration_given);
+		opt->slew_min_ns = (uint64_t)(slew_min_ms * NS_PER_MS);
+		opt->slew_max_ns = (uint64_t)(slew_max_ms * NS_PER_MS);
+	}
 	g_free(raw.out);
 	g_free(raw.kvm_names);
 	g_free(raw.guest_activity);
+	g_free(raw.slew_period);
 	return ok;
 }
 

@@ -29,6 +29,10 @@ typedef struct wl_options {
 	/* --guest-activity=rich (true): interrupts, timers, idle, syscalls in
 	 * the guests; basic: the output of the generator before them. */
 	bool rich_guests;
+	/* --slew-ppm (0: guest clocks are lines) and --slew-period-ms: see
+	 * guest-clock.h. */
+	int64_t slew_ppm;
+	uint64_t slew_min_ns, slew_max_ns;
 } wl_options;
 
 /* Parses argv; on bad options prints why on stderr and returns false. */
