@@ -30,7 +30,8 @@ import sys
 from fractions import Fraction
 
 # sink.text.pretty with clock-seconds=yes: "[S.NNNNNNNNN] (+D) HOST EVENT: ..."
-_PRETTY_RE = re.compile(r"^\[(-?\d+)\.(\d{9})\] \(\S+\) (\S+) ([^:]+):")
+# (event names may hold colons: correlate's own `vm:sync`)
+_PRETTY_RE = re.compile(r"^\[(-?\d+)\.(\d{9})\] \(\S+\) (\S+) (\S+): ")
 
 
 class SyncCheckError(Exception):
@@ -111,13 +112,14 @@ def true_times(rows, readings):
     return result
 
 
-def output_times(text, ignore=("vm:sync",)):
-    """{hostname: [ns]} of sink.text.pretty output, in output order; events
-    named in IGNORE (correlate's own) are left out."""
+def output_times(text):
+    """{hostname: [ns]} of sink.text.pretty output, in output order; the
+    plugin's own events (`vm:` names, such as correlate's `vm:sync`) are
+    left out."""
     found = {}
     for line in text.splitlines():
         match = _PRETTY_RE.match(line)
-        if match and match.group(4) not in ignore:
+        if match and not match.group(4).startswith("vm:"):
             ns = int(match.group(1)) * 1000000000 + int(match.group(2))
             found.setdefault(match.group(3), []).append(ns)
     return found
