@@ -119,6 +119,8 @@ def run_case(name, seed, duration_ms, shape, method):
     out = truthdata.generate(name, args + ["--slew-ppm", SLEW_PPM,
                                            "--slew-period-ms", SLEW_PERIOD])
     check_twin(name, out, twin, duration_ms)
+    # 100 to 200 MB each, and quicker to make again than to keep
+    shutil.rmtree(twin, ignore_errors=True)
     traces = truthdata.ctf_traces(out)
     sync = 'sync="%s"' % method
     piecewise, stderr = correlate(name, out, traces, sync + ',sync-model="piecewise"')
