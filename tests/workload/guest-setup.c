@@ -7,6 +7,8 @@
 #include "host-setup.h"
 
 #define NS_PER_S UINT64_C(1000000000)
+/* Mixed into --seed for the guest clocks' own RNGs. */
+#define SLEW_SEED UINT64_C(0x736c657720636c6b)
 
 static const char *const guest_comms[] = {
 	"nginx", "postgres", "bash", "python3", "cron", "rsyslogd", "java", "redis-server",
@@ -38,6 +40,7 @@ void wl_guest_free(gpointer data)
 	wl_guest *guest = data;
 
 	wl_stub_clear(&guest->stub);
+	wl_clock_slew_clear(&guest->clock);
 	g_ptr_array_unref(guest->vcpus);
 	g_ptr_array_unref(guest->threads);
 	g_queue_clear_full(&guest->work, wl_work_free);
@@ -53,6 +56,12 @@ static void set_guest_clock(wl_sim *sim, wl_guest *guest)
 	guest->clock.origin_ns = sim->start_ns;
 	guest->clock.offset_ns = offset_sign * sim->opt.guest_offset_ns * (i + 1) / 2;
 	guest->clock.drift_ppb = -offset_sign * sim->opt.drift_ppm * 1000 * (i + 2) / 3;
+	/* Seeded apart from the run's RNG: slewing changes only guest
+	 * readings, never what happens in true time. */
+	if (sim->opt.slew_ppm > 0)
+		wl_clock_slew_start(&guest->clock, sim->opt.seed ^ ((uint64_t)i << 48) ^ SLEW_SEED,
+				    sim->opt.slew_ppm * 1000, sim->opt.slew_min_ns,
+				    sim->opt.slew_max_ns);
 }
 
 static void add_guest_threads(wl_sim *sim, wl_guest *guest)

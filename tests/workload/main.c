@@ -7,6 +7,7 @@
 #include "options.h"
 #include "setup.h"
 #include "sim.h"
+#include "timemap-segments.h"
 #include "truth-csv.h"
 
 static bool close_stubs(wl_sim *sim)
@@ -31,6 +32,7 @@ int main(int argc, char **argv)
 		wl_sim_run(&sim);
 		wl_sim_finish(&sim);
 		ok = wl_truth_write(&sim);
+		ok = ok && wl_timemap_segments_write(&sim);
 		ok = close_stubs(&sim) && ok;
 	}
 	wl_teardown(&sim);

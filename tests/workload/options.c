@@ -36,6 +36,8 @@ typedef struct raw_options {
 	char *guest_activity;
 	double loss_rate;
 	char *loss_ms;
+	gint64 slew_ppm;
+	char *slew_period;
 } raw_options;
 
 /* Beyond this a trace is more gaps than events. */
@@ -92,6 +94,8 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 		{ "guest-activity", 0, 0, G_OPTION_ARG_STRING, &raw->guest_activity, "Guest events: basic (scheduling only) or rich (plus interrupts, timers, idle, syscalls; default)", "basic|rich" },
 		{ "loss-rate", 0, 0, G_OPTION_ARG_DOUBLE, &raw->loss_rate, "Streams losing events, per second and machine (default 0: none)", "R" },
 		{ "loss-ms", 0, 0, G_OPTION_ARG_STRING, &raw->loss_ms, "Length of a loss, ms (default 0.1:2)", "MIN:MAX" },
+		{ "slew-ppm", 0, 0, G_OPTION_ARG_INT64, &raw->slew_ppm, "Guest clock frequency steps, ppm, 0 = none (default 0)", "S" },
+		{ "slew-period-ms", 0, 0, G_OPTION_ARG_STRING, &raw->slew_period, "Lengths of the guest clock frequency segments (default 2000:6000)", "MIN:MAX" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *context = g_option_context_new("- simulated KVM host and guests, as stub traces with ground truth");
@@ -146,7 +150,23 @@ static bool check_raw(const raw_options *raw)
 	       in_range("drift-ppm", raw->drift_ppm, -MAX_DRIFT_PPM, MAX_DRIFT_PPM) &&
 	       in_range("latency-ns", raw->latency_ns, 0, 1000 * NS_PER_MS) &&
 	       in_range("vmsync-period-ms", raw->vmsync_ms, 0, MAX_DURATION_MS) &&
-	       in_range("tcp-period-ms", raw->tcp_ms, 0, MAX_DURATION_MS);
+	       in_range("tcp-period-ms", raw->tcp_ms, 0, MAX_DURATION_MS) &&
+	       in_range("slew-ppm", raw->slew_ppm, 0, MAX_DRIFT_PPM);
+}
+
+/* --slew-period-ms MIN:MAX, 1 <= MIN <= MAX, in ms. */
+static bool parse_slew_period(const char *text, gint64 *min_ms, gint64 *max_ms)
+{
+	char **parts = g_strsplit(text ? text : "2000:6000", ":", -1);
+	bool ok = g_strv_length(parts) == 2 &&
+		  g_ascii_string_to_signed(parts[0], 10, 1, MAX_DURATION_MS, min_ms, NULL) &&
+		  g_ascii_string_to_signed(parts[1], 10, *min_ms, MAX_DURATION_MS, max_ms, NULL);
+
+	g_strfreev(parts);
+	if (!ok)
+		fprintf(stderr, "vm-workload: --slew-period-ms must be MIN:MAX with 1 <= MIN <= MAX"
+			" <= %" G_GINT64_FORMAT ", not '%s'\n", MAX_DURATION_MS, text);
+	return ok;
 }
 
 static void fill(wl_options *opt, raw_options *raw, bool duration_given)
@@ -173,6 +193,7 @@ static void fill(wl_options *opt, raw_options *raw, bool duration_given)
 	opt->kvm_x86_names = !raw->kvm_names || strcmp(raw->kvm_names, "x86") == 0;
 	opt->rich_guests = !raw->guest_activity || strcmp(raw->guest_activity, "rich") == 0;
 	opt->loss_rate = raw->loss_rate;
+	opt->slew_ppm = raw->slew_ppm;
 }
 
 bool wl_options_parse(wl_options *opt, int argc, char **argv)
@@ -197,8 +218,13 @@ bool wl_options_parse(wl_options *opt, int argc, char **argv)
 		ok = false;
 	}
 	memset(opt, 0, sizeof(*opt));
+	gint64 slew_min_ms = 0, slew_max_ms = 0;
+
+	ok = ok && parse_slew_period(raw.slew_period, &slew_min_ms, &slew_max_ms);
 	if (ok) {
 		fill(opt, &raw, duration_given);
+		opt->slew_min_ns = (uint64_t)(slew_min_ms * NS_PER_MS);
+		opt->slew_max_ns = (uint64_t)(slew_max_ms * NS_PER_MS);
 		ok = parse_loss_ms(raw.loss_ms ? raw.loss_ms : DEFAULT_LOSS_MS, &opt->loss_min_ns,
 				   &opt->loss_max_ns);
 	}
@@ -206,6 +232,7 @@ bool wl_options_parse(wl_options *opt, int argc, char **argv)
 	g_free(raw.out);
 	g_free(raw.kvm_names);
 	g_free(raw.guest_activity);
+	g_free(raw.slew_period);
 	return ok;
 }
 

@@ -34,6 +34,10 @@ typedef struct wl_options {
 	double loss_rate;
 	uint64_t loss_min_ns;
 	uint64_t loss_max_ns;
+	/* --slew-ppm (0: guest clocks are lines) and --slew-period-ms: see
+	 * guest-clock.h. */
+	int64_t slew_ppm;
+	uint64_t slew_min_ns, slew_max_ns;
 } wl_options;
 
 /* Parses argv; on bad options prints why on stderr and returns false. */
