@@ -14,6 +14,11 @@
  * input that switched it in is still held then, it is `hypervisor` since
  * that switch. Guest events never change a mode: a guest's view says
  * nothing of the host.
+ *
+ * Lost events on a host CPU (VM_EVENT_LOSS) make the vCPU whose thread was
+ * current there `unknown`, and the CPU's current thread unknown until its
+ * next sched_switch; a sched_switch whose prev_tid contradicts the thread
+ * believed current is trusted the same way.
  */
 
 #include <inttypes.h>
@@ -336,6 +341,86 @@ static void process_parked(struct vm_vcpu_tracker *tracker,
 	}
 }
 
+/*
+ * The vCPU of `thread`, which was on `cpu`, is no longer known to be
+ * anywhere: `unknown` from `at` on, until its thread is seen again.
+ */
+static void lose_track(struct held_input *at, struct vcpu_thread *thread)
+{
+	if (!thread || thread->ended)
+		return;
+	set_mode(at, thread, VM_VCPU_UNKNOWN, -1, -1, false);
+}
+
+/*
+ * A sched_switch whose prev_tid is not the thread believed current: events
+ * were lost unnoticed, or the trace is odd. The switch is what the trace
+ * says, so it is trusted: the thread believed current left the CPU at some
+ * unknown time before (it is switched in right away if it is next_tid).
+ */
+static void contradicted(struct vm_vcpu_tracker *tracker,
+		struct held_input *input, const struct machine_cpu *cpu,
+		int64_t prev_tid, int64_t next_tid)
+{
+	unsigned int machine = input->event.machine;
+
+	if (!is_host(tracker, machine))
+		return;
+	vcpu_warn(tracker, VM_VCPU_WARN_CONTRADICTION, machine,
+		"A sched_switch on CPU %" PRId64 " at %" PRId64 " ns switches "
+		"out thread %" PRId64 ", but thread %" PRId64 " was believed to "
+		"run there (events lost without a discarded-events record, or "
+		"an odd trace): the sched_switch is trusted, and the vCPU of "
+		"the thread believed current, if any, is unknown until its "
+		"thread is seen again.", cpu->cpu, input->event.ts, prev_tid,
+		cpu->current_tid);
+	if (cpu->current_tid > 0 && cpu->current_tid != next_tid)
+		lose_track(input, find_thread(tracker, cpu->current_tid));
+}
+
+/* The CPU no longer watches its switch-in (see watch_switch_in()). */
+static void unwatch(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu)
+{
+	if (!cpu->watched)
+		return;
+	cpu->watched = false;
+	g_hash_table_remove(tracker->recent_switch_ins, cpu);
+	switch_in_cache_invalidate(tracker);
+}
+
+/*
+ * Events of the CPU were lost from the gap's start (SPEC "Lost events"):
+ * which thread runs there is unknown until the CPU's next sched_switch.
+ * The vCPU whose thread was current becomes `unknown`. Inputs parked until
+ * the CPU's first sched_switch can no longer be attributed: that switch,
+ * after the gap, says nothing of the time before it.
+ */
+static void process_loss(struct vm_vcpu_tracker *tracker, struct held_input *input)
+{
+	const struct vm_event *event = &input->event;
+	struct machine_cpu *cpu;
+	struct held_input *parked;
+
+	if (event->cpu == VM_FIELD_MISSING) {
+		warn_missing(tracker, event, "the CPU of a stream that lost events "
+			"(packet context cpu_id)");
+		return;
+	}
+	cpu = get_cpu(tracker, event->machine, event->cpu);
+	while ((parked = g_queue_pop_head(cpu->parked))) {
+		tracker->parked_count--;
+		learn(tracker, &parked->event, -1);
+	}
+	if (cpu->current_known && cpu->current_tid > 0 &&
+			is_host(tracker, event->machine))
+		lose_track(input, find_thread(tracker, cpu->current_tid));
+	cpu->current_known = false;
+	cpu->lost = true;
+	cpu->current_tid = -1;
+	cpu->switch_in = NULL;
+	unwatch(tracker, cpu);
+}
+
 static void process_switch(struct vm_vcpu_tracker *tracker,
 		struct held_input *input)
 {
@@ -355,10 +440,17 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 		warn_missing(tracker, event, "prev_state in sched_switch");
 	cpu = get_cpu(tracker, event->machine, event->cpu);
 	if (!cpu->current_known) {
-		/* The CPU ran prev_tid since the beginning of the trace. */
+		/*
+		 * The CPU ran prev_tid since the beginning of the trace, or
+		 * since it lost events (then nothing is parked).
+		 */
 		cpu->current_known = true;
+		cpu->lost = false;
 		cpu->current_tid = event->u.sched_switch.prev_tid;
 		process_parked(tracker, cpu);
+	} else if (cpu->current_tid != event->u.sched_switch.prev_tid) {
+		contradicted(tracker, input, cpu, event->u.sched_switch.prev_tid,
+			event->u.sched_switch.next_tid);
 	}
 	if (is_host(tracker, event->machine)) {
 		switch_out(tracker, input, event->u.sched_switch.prev_tid,
@@ -412,6 +504,11 @@ static void process_threaded(struct vm_vcpu_tracker *tracker,
 		return;
 	}
 	cpu = get_cpu(tracker, input->event.machine, input->event.cpu);
+	if (cpu->lost) {
+		/* Since a loss: neither attributed nor learnt from. */
+		learn(tracker, &input->event, -1);
+		return;
+	}
 	if (!cpu->current_known) {
 		g_queue_push_tail(cpu->parked, input);
 		tracker->parked_count++;
@@ -432,6 +529,10 @@ void state_process(struct vm_vcpu_tracker *tracker, struct held_input *input)
 	case VM_EVENT_PROCESS_FREE:
 		learn(tracker, &input->event, -1);
 		process_thread_exit(tracker, input);
+		return;
+	case VM_EVENT_LOSS:
+		learn(tracker, &input->event, -1);
+		process_loss(tracker, input);
 		return;
 	default:
 		break;

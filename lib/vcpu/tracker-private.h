@@ -70,6 +70,12 @@ struct machine_cpu {
 	int64_t key;              /* vm_int64_pair(machine, cpu) */
 	int64_t cpu;
 	bool current_known;       /* false until the CPU's first sched_switch */
+	/*
+	 * The current thread is unknown since events of the CPU were lost:
+	 * unlike at the start, the next sched_switch's prev_tid says nothing
+	 * of the events before it, which are therefore not parked for it.
+	 */
+	bool lost;
 	int64_t current_tid;
 	/*
 	 * The input that switched current_tid in, NULL if none; the pointer is
