@@ -42,6 +42,17 @@ struct state_iterator {
 	struct loss_streams *loss_streams;
 	/* The latest input time given to the locator (ns), INT64_MIN before. */
 	int64_t locator_ts;
+	/* Losses given to the locator and not located yet. */
+	uint64_t losses_pending;
+	/*
+	 * Some stream may lose events without telling when (its discarded
+	 * messages have no clock snapshots): its gaps are placed at the time
+	 * of the message before them, so every message's time is read.
+	 * Otherwise an event's time is read only while the locator needs it
+	 * (a loss pending, or messages held): it costs as much as the rest of
+	 * this component's work on an event that the analysis does not use.
+	 */
+	bool times_always;
 	/*
 	 * The analysis is being destroyed: what the locator still releases is
 	 * dropped, not analyzed.
@@ -307,6 +318,8 @@ static bool create_analysis(struct state_iterator *it)
 	it->locator = vm_gap_locator_create(&locator_callbacks, 0, 0);
 	it->loss_streams = loss_streams_create();
 	it->locator_ts = INT64_MIN;
+	it->losses_pending = 0;
+	it->times_always = false;
 	if (!it->tracker) {
 		ITER_ERROR_CAUSE(it, "Cannot create the vCPU mode analysis (model "
 			"of parameter `model`).");
@@ -727,6 +740,8 @@ static void on_gap(const struct vm_gap *gap, void *data)
 	struct input_cause cause = { .is_loss = true };
 	struct vm_event plain = { .kind = VM_EVENT_LOSS };
 
+	if (it->losses_pending > 0)
+		it->losses_pending--;
 	if (it->dropping || it->failed || !stream)
 		return;
 	plain.machine = machine_of_stream(it, stream->stream);
@@ -767,15 +782,33 @@ static const bt_stream *stream_of(const bt_message *msg)
 /*
  * The time the locator gets: the message's own, never before the one
  * before (the locator wants times that never go back; a message without
- * time sits at the time of the message before it).
+ * time sits at the time of the message before it). While no loss is
+ * pending and nothing is held, the locator lets an event through at once
+ * whatever its time, and the gaps to come start no earlier than their
+ * discarded message: the event's time is not read then (see times_always).
  */
-static int64_t locator_time(struct state_iterator *it, const bt_message *msg)
+static int64_t locator_time(struct state_iterator *it, const bt_message *msg,
+		bool is_event)
 {
 	int64_t ns;
 
+	if (is_event && !it->times_always && it->losses_pending == 0 &&
+			vm_gap_locator_held(it->locator) == 0)
+		return it->locator_ts;
 	if (message_time_ns(msg, &ns) && ns > it->locator_ts)
 		it->locator_ts = ns;
 	return it->locator_ts;
+}
+
+/* Whether `stream` may lose events or packets without saying when. */
+static bool loses_without_times(const bt_stream *stream)
+{
+	const bt_stream_class *cls = bt_stream_borrow_class_const(stream);
+
+	return (bt_stream_class_supports_discarded_events(cls) &&
+			!bt_stream_class_discarded_events_have_default_clock_snapshots(cls)) ||
+		(bt_stream_class_supports_discarded_packets(cls) &&
+			!bt_stream_class_discarded_packets_have_default_clock_snapshots(cls));
 }
 
 /*
@@ -795,6 +828,7 @@ static void locate_discarded(struct state_iterator *it, const bt_message *msg)
 		items.begin : it->locator_ts;
 	end = items.has_range && items.end > begin ? items.end : begin;
 	it->locator_ts = begin;
+	it->losses_pending++;
 	vm_gap_locator_push_loss(it->locator, loss_stream_key(items.stream),
 		begin, end, items.count, items.packets, (void *) msg);
 }
@@ -814,8 +848,12 @@ static bool push_message(struct state_iterator *it, const bt_message *msg)
 	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
 		loss_streams_note_packet(it->loss_streams,
 			bt_message_packet_beginning_borrow_packet_const(msg));
+	else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING && loses_without_times(
+			bt_message_stream_beginning_borrow_stream_const(msg)))
+		it->times_always = true;
 	vm_gap_locator_push(it->locator, loss_stream_key(stream_of(msg)),
-		locator_time(it, msg), type == BT_MESSAGE_TYPE_EVENT, (void *) msg);
+		locator_time(it, msg, type == BT_MESSAGE_TYPE_EVENT),
+		type == BT_MESSAGE_TYPE_EVENT, (void *) msg);
 	return !it->failed;
 }
 
