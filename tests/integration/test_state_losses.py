@@ -38,9 +38,10 @@ STATE = re.compile(r'vm = "(\w+)", vcpu = (\d+), mode = "(\w+)", host_tid = (-?\
                    r'pcpu = (-?\d+), exit_reason = (-?\d+)')
 
 
-def run(filters, sources_to):
-    args = ["run", "-c", "h:source.vmteststatelosses.host",
-            "-c", "g:source.vmteststatelosses.guest"]
+def run(filters, sources_to, host_params=None):
+    args = ["run", "-c", "h:source.vmteststatelosses.host"]
+    args += ["-p", host_params] if host_params else []
+    args += ["-c", "g:source.vmteststatelosses.guest"]
     for name, cls, params in filters:
         args += ["-c", "%s:%s" % (name, cls)] + (["-p", params] if params else [])
     args += ["-c", "out:sink.text.pretty", "-p", "clock-seconds=yes"]
@@ -71,19 +72,27 @@ def parse(proc, what):
     return events, discarded
 
 
-plain = run([("mux", "filter.utils.muxer", None)], "mux")
-plain_events, plain_discarded = parse(plain, "muxer alone")
-if len(plain_discarded) != 2:
-    vmtest.fail("the trace should have two discarded-events messages:\n" + plain.stderr)
+# Without clock snapshots, the discarded message of CPU 0 comes right after
+# the packet that ends at 1200 (the muxer gives it the time of the message
+# before it): the gap starts there, and the kvm events at 1210 and 1250, on a
+# CPU whose current thread is then unknown, are not attributed.
+EXPECTED_CLOCKLESS = EXPECTED[:4] + [(1200, "unknown", 31, -1, -1)] + EXPECTED[7:]
 
+MUXER_STATE = [("mux", "filter.utils.muxer", None),
+               ("st", "filter.vm.state", "vm-pids={guest=30}")]
 graphs = {
-    "muxer + state": [("mux", "filter.utils.muxer", None),
-                      ("st", "filter.vm.state", "vm-pids={guest=30}")],
-    "correlate + state": [("cor", "filter.vm.correlate", 'sync="none"'),
-                          ("st", "filter.vm.state", "vm-pids={guest=30}")],
+    "muxer + state": (MUXER_STATE, None, EXPECTED),
+    "correlate + state": ([("cor", "filter.vm.correlate", 'sync="none"'),
+                           ("st", "filter.vm.state", "vm-pids={guest=30}")], None, EXPECTED),
+    "muxer + state, discarded messages without times": (
+        MUXER_STATE, "clockless=true", EXPECTED_CLOCKLESS),
 }
-for what, filters in graphs.items():
-    proc = run(filters, filters[0][0])
+for what, (filters, host_params, expected) in graphs.items():
+    plain = run([("mux", "filter.utils.muxer", None)], "mux", host_params)
+    plain_events, plain_discarded = parse(plain, "muxer alone")
+    if len(plain_discarded) != 2:
+        vmtest.fail("the trace should have two discarded-events messages:\n" + plain.stderr)
+    proc = run(filters, filters[0][0], host_params)
     events, discarded = parse(proc, what)
     passed = [e for e in events if e[2] != "vm:vcpu_state"]
     # Ties between streams may come in either order: compare as multisets.
@@ -99,9 +108,9 @@ for what, filters in graphs.items():
             vmtest.fail("%s: unexpected vm:vcpu_state %r" % (what, rest))
         changes.append((ts - T0, m.group(3), int(m.group(4)), int(m.group(5)),
                         int(m.group(6))))
-    if changes != EXPECTED:
+    if changes != expected:
         vmtest.fail("%s: vm:vcpu_state events\n%s\nexpected\n%s" % (
-            what, "\n".join(map(str, changes)), "\n".join(map(str, EXPECTED))))
+            what, "\n".join(map(str, changes)), "\n".join(map(str, expected))))
     lost = [w for w in btlog.warnings(proc.stderr) if "lost" in w and "FLT.VM.STATE" in w]
     if (len(lost) != 2 or not any("`host`, CPU 0" in w and "lost 5 events" in w for w in lost)
             or not any("`host`, CPU 1" in w and "an unknown number of events" in w

@@ -8,7 +8,8 @@ that packet, of range [end of the packet before, end of that packet], and
 the first event after the gap (in the next packet) is at that end. CPU 1
 loses an unknown number of events while idle.
 
-Parameters: none."""
+Parameter `clockless` (bool, default false): the discarded-events messages
+have no clock snapshots (as no LTTng trace has, but other sources may)."""
 
 import uuid
 
@@ -72,14 +73,16 @@ FIELDS = {
 
 class _Iter(bt2._UserMessageIterator):
     def __init__(self, config, port):
-        stream, classes, packets = port.user_data
-        self._messages = list(self._build(stream, classes, packets))
+        stream, classes, packets, clockless = port.user_data
+        self._messages = list(self._build(stream, classes, packets, clockless))
 
-    def _build(self, stream, classes, packets):
+    def _build(self, stream, classes, packets, clockless):
         yield self._create_stream_beginning_message(stream)
         prev_end = None
         for begin, end, events, lost in packets:
-            if lost != 0:
+            if lost != 0 and clockless:
+                yield self._create_discarded_events_message(stream, lost)
+            elif lost != 0:
                 yield self._create_discarded_events_message(stream, lost, prev_end, end)
             packet = stream.create_packet()
             packet.context_field["cpu_id"] = int(stream.user_attributes["cpu"])
@@ -99,7 +102,7 @@ class _Iter(bt2._UserMessageIterator):
         return self._messages.pop(0)
 
 
-def _make(comp, hostname, uuid_byte, layout):
+def _make(comp, hostname, uuid_byte, layout, clockless=False):
     tc = comp._create_trace_class()
     clock = comp._create_clock_class(
         name="monotonic", frequency=1000000000,
@@ -112,7 +115,7 @@ def _make(comp, hostname, uuid_byte, layout):
         packets_have_beginning_default_clock_snapshot=True,
         packets_have_end_default_clock_snapshot=True,
         packet_context_field_class=ctx, supports_discarded_events=True,
-        discarded_events_have_default_clock_snapshots=True)
+        discarded_events_have_default_clock_snapshots=not clockless)
     classes = {}
     # Only the event classes the trace uses (a guest has no kvm events).
     used = {kind for packets in layout.values() for packet in packets
@@ -135,13 +138,14 @@ def _make(comp, hostname, uuid_byte, layout):
     trace.environment["domain"] = "kernel"
     for cpu in sorted(layout):
         stream = trace.create_stream(sc, user_attributes={"cpu": cpu})
-        comp._add_output_port("cpu%d" % cpu, (stream, classes, layout[cpu]))
+        comp._add_output_port("cpu%d" % cpu, (stream, classes, layout[cpu], clockless))
 
 
 @bt2.plugin_component_class
 class host(bt2._UserSourceComponent, message_iterator_class=_Iter):
     def __init__(self, config, params, obj):
-        _make(self, "host", 1, HOST)
+        clockless = "clockless" in params and bool(params["clockless"])
+        _make(self, "host", 1, HOST, clockless)
 
 
 @bt2.plugin_component_class
