@@ -17,14 +17,27 @@ struct guest_thread {
 	bool runnable;
 	/* sched_process_exit or _free seen: the tid may be reused */
 	bool exited;
+	/*
+	 * Events that decide its state were lost (SPEC, Lost events): off
+	 * any CPU as far as known, `unknown` until a sched_switch names it or
+	 * a wakeup of it.
+	 */
+	bool unknown;
 	struct vm_threads_thread_track track;
 };
 
-/* Which thread a CPU runs: 0 is the idle thread. */
+/*
+ * Which thread a CPU runs: 0 is the idle thread, TID_UNKNOWN none known
+ * (events of the CPU were lost since `unknown_since`, or a contradiction
+ * showed that what it runs is not known).
+ */
 struct cpu_slot {
 	int64_t cpu;
 	int64_t tid;
+	int64_t unknown_since;
 };
+
+#define TID_UNKNOWN INT64_C(-1)
 
 #define CPU_CACHE_SIZE 64
 #define THREAD_CACHE_SIZE 256
@@ -145,6 +158,10 @@ static struct vm_threads_thread_key thread_key(struct vm_threads_machine *m,
 	struct vm_threads_thread_key key = { .vcpu = -1, .reason = -1 };
 	struct vm_threads_vcpu_status vcpu;
 
+	if (t->unknown) {
+		key.state = VM_THREAD_UNKNOWN;
+		return key;
+	}
 	if (!t->on_cpu) {
 		key.state = t->runnable ? VM_THREAD_RUNNABLE : VM_THREAD_BLOCKED;
 		return key;
@@ -153,6 +170,14 @@ static struct vm_threads_thread_key thread_key(struct vm_threads_machine *m,
 	vcpu = vm_threads_vcpus_status(vm_threads_machine_vcpus(m), t->cpu);
 	switch (vcpu.mode) {
 	case VM_THREADS_VCPU_UNKNOWN:
+		if (vcpu.lost) {
+			/* The host lost events: not the start-of-trace rule. */
+			key.state = VM_THREAD_UNKNOWN;
+			key.vcpu = -1;
+			break;
+		}
+		key.state = VM_THREAD_RUNNING;
+		break;
 	case VM_THREADS_VCPU_GUEST:
 		key.state = VM_THREAD_RUNNING;
 		break;
@@ -292,7 +317,7 @@ static void thread_set_comm(struct vm_threads_machine *m, struct guest_thread *t
 	t->comm = intern_comm(m, comm);
 }
 
-static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t tid)
+static struct cpu_slot *cpu_get(struct vm_threads_machine *m, int64_t cpu)
 {
 	struct cpu_slot *slot = cpu_find(m, cpu);
 
@@ -302,18 +327,89 @@ static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t t
 		g_hash_table_insert(m->cpus, &slot->cpu, slot);
 		m->cpu_cache[(uint64_t) cpu % CPU_CACHE_SIZE] = slot;
 	}
-	slot->tid = tid;
+	return slot;
+}
+
+static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t tid)
+{
+	cpu_get(m, cpu)->tid = tid;
+}
+
+/* What `slot` runs is not known from `since` on (an earlier mark stays). */
+static void cpu_set_unknown(struct cpu_slot *slot, int64_t since)
+{
+	if (slot->tid == TID_UNKNOWN && slot->unknown_since <= since)
+		return;
+	slot->tid = TID_UNKNOWN;
+	slot->unknown_since = since;
+}
+
+/*
+ * The thread's state is not known from `since` on. A change dated before
+ * the thread's open interval (a loss located after later events of the
+ * thread) starts with that interval: what was already decided stays.
+ */
+static void make_unknown(struct vm_threads_machine *m, struct guest_thread *t,
+		int64_t since)
+{
+	int64_t open_since = vm_threads_track_since(&t->track);
+
+	t->on_cpu = false;
+	t->unknown = true;
+	refresh(m, t, since > open_since ? since : open_since);
 }
 
 static void put_off_cpu(struct vm_threads_machine *m, struct guest_thread *t,
 		bool runnable, int64_t ts)
 {
 	t->on_cpu = false;
+	t->unknown = false;
 	t->runnable = runnable;
 	refresh(m, t, ts);
 }
 
-/* The CPU ran another thread than the one switched out: events were lost. */
+/*
+ * Evidence that contradicts what was believed is trusted (SPEC, Lost
+ * events): said once per machine, whichever contradiction comes first.
+ */
+static void warn_contradiction(struct vm_threads_machine *m, int64_t cpu,
+		int64_t tid, int64_t believed)
+{
+	warn(m, "contradiction",
+		"sched_switch on CPU %" PRId64 " switches out thread %" PRId64 " but "
+		"thread %" PRId64 " was believed there: events were lost or are out of "
+		"order; the event is trusted and the thread believed there is `unknown` "
+		"until a sched_switch names it or a wakeup of it", cpu, tid, believed);
+}
+
+/*
+ * Thread `t` (named by a sched_switch on another CPU) was believed on
+ * CPU t->cpu: it left that CPU unseen, so what that CPU runs is unknown.
+ */
+static void leave_other_cpu(struct vm_threads_machine *m, struct guest_thread *t,
+		const struct vm_event *ev)
+{
+	struct cpu_slot *slot;
+
+	if (!t->on_cpu || t->cpu == ev->cpu)
+		return;
+	slot = cpu_find(m, t->cpu);
+	warn(m, "contradiction",
+		"sched_switch on CPU %" PRId64 " names thread %" PRId64 ", which was "
+		"believed on CPU %" PRId64 ": events were lost or are out of order; the "
+		"event is trusted and what CPU %" PRId64 " runs is unknown until its "
+		"next sched_switch", ev->cpu, t->tid, t->cpu, t->cpu);
+	if (slot && slot->tid == t->tid)
+		cpu_set_unknown(slot, ev->ts);
+	t->on_cpu = false;
+}
+
+/*
+ * The thread switched out is the CPU's current one, whatever was believed.
+ * After a loss on the CPU, nothing was believed: the thread switched out
+ * ran there at some point of the unknown period, so its state since then
+ * (or since its own last change, if later) is unknown too.
+ */
 static void check_switched_out(struct vm_threads_machine *m, const struct vm_event *ev)
 {
 	struct cpu_slot *slot = cpu_find(m, ev->cpu);
@@ -322,14 +418,16 @@ static void check_switched_out(struct vm_threads_machine *m, const struct vm_eve
 
 	if (!slot || slot->tid == prev_tid)
 		return;
-	warn(m, "switch-mismatch",
-		"sched_switch on CPU %" PRId64 " switches out thread %" PRId64
-		" but thread %" PRId64 " was running there: events were lost or are out "
-		"of order; the latter is now considered runnable", ev->cpu, prev_tid,
-		slot->tid);
+	if (slot->tid == TID_UNKNOWN) {
+		t = prev_tid > 0 ? thread_find(m, prev_tid) : NULL;
+		if (t && t->appeared && !t->unknown && !t->exited)
+			make_unknown(m, t, slot->unknown_since);
+		return;
+	}
+	warn_contradiction(m, ev->cpu, prev_tid, slot->tid);
 	t = thread_find(m, slot->tid);
 	if (t && t->on_cpu && t->cpu == ev->cpu)
-		put_off_cpu(m, t, true, ev->ts);
+		make_unknown(m, t, ev->ts);
 }
 
 static void switch_out(struct vm_threads_machine *m, const struct vm_event *ev)
@@ -354,16 +452,12 @@ static void switch_in(struct vm_threads_machine *m, const struct vm_event *ev)
 		return;
 	}
 	t = thread_live(m, tid, ev->ts);
+	/* Switched in here while believed on another CPU: trusted. */
+	leave_other_cpu(m, t, ev);
 	cpu_set_current(m, ev->cpu, tid);
 	thread_set_comm(m, t, ev->u.sched_switch.next_comm);
-	if (t->on_cpu && t->cpu != ev->cpu) {
-		warn(m, "double-run",
-			"thread %" PRId64 " switched in on CPU %" PRId64 " while it runs on "
-			"CPU %" PRId64 ": events were lost or are out of order", tid, ev->cpu,
-			t->cpu);
-		cpu_set_current(m, t->cpu, 0);
-	}
 	t->appeared = true;
+	t->unknown = false;
 	t->on_cpu = true;
 	t->cpu = ev->cpu;
 	refresh(m, t, ev->ts);
@@ -376,6 +470,13 @@ static void on_sched_switch(struct vm_threads_machine *m, const struct vm_event 
 		warn(m, "no-cpu", "sched_switch without a valid cpu_id in its packet "
 			"context: such events are ignored");
 		return;
+	}
+	if (ev->u.sched_switch.prev_tid > 0) {
+		struct guest_thread *prev = thread_find(m, ev->u.sched_switch.prev_tid);
+
+		/* Switched out here while believed on another CPU: trusted. */
+		if (prev)
+			leave_other_cpu(m, prev, ev);
 	}
 	check_switched_out(m, ev);
 	switch_out(m, ev);
@@ -392,8 +493,11 @@ static void on_wakeup(struct vm_threads_machine *m, const struct vm_event *ev)
 	if (!t->comm[0])
 		thread_set_comm(m, t, ev->u.wakeup.comm);
 	t->appeared = true;
-	if (!t->on_cpu)
+	if (!t->on_cpu) {
+		/* A thread whose state was lost: woken, so runnable now. */
+		t->unknown = false;
 		t->runnable = true;
+	}
 	refresh(m, t, ev->ts);
 }
 
@@ -476,6 +580,34 @@ void vm_threads_machine_feed(struct vm_threads_machine *m, const struct vm_event
 	default:
 		break;
 	}
+}
+
+/* Events of `slot`'s CPU were lost from `since` on. */
+static void cpu_lose(struct vm_threads_machine *m, struct cpu_slot *slot, int64_t since)
+{
+	struct guest_thread *t = slot->tid > 0 ? thread_find(m, slot->tid) : NULL;
+
+	if (t && t->on_cpu && t->cpu == slot->cpu)
+		make_unknown(m, t, since);
+	cpu_set_unknown(slot, since);
+}
+
+void vm_threads_machine_loss(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	if (vm_vcpu_id_valid(ev->cpu)) {
+		cpu_lose(m, cpu_get(m, ev->cpu), ev->ts);
+		return;
+	}
+	/* Which CPU lost them is not known: any may have. */
+	warn(m, "loss-without-cpu", "events were lost on a stream without a valid "
+		"cpu_id in its packet context: the current thread of every CPU of "
+		"this machine is `unknown` from there until its next sched_switch");
+	g_hash_table_iter_init(&iter, m->cpus);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		cpu_lose(m, value, ev->ts);
 }
 
 void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,

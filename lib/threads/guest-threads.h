@@ -46,6 +46,15 @@ struct vm_threads_vcpus_vm *vm_threads_machine_vcpus(struct vm_threads_machine *
 /* A scheduler or process event of this machine; others are ignored. */
 void vm_threads_machine_feed(struct vm_threads_machine *m, const struct vm_event *ev);
 
+/*
+ * A VM_EVENT_LOSS of this machine (SPEC, Lost events): the current thread
+ * of the CPU is `unknown` from the gap's start until a sched_switch names
+ * it or a wakeup of it, and the CPU's current thread is unknown until its
+ * next sched_switch, whose prev_tid is then trusted. Without a valid CPU,
+ * every CPU of the machine is affected.
+ */
+void vm_threads_machine_loss(struct vm_threads_machine *m, const struct vm_event *ev);
+
 /* The host changed the mode of this machine's vCPU `vcpu` at `ts`. */
 void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
 		int64_t vcpu);

@@ -15,6 +15,8 @@ const char *vm_thread_state_name(enum vm_thread_state state)
 		return "runnable";
 	case VM_THREAD_BLOCKED:
 		return "blocked";
+	case VM_THREAD_UNKNOWN:
+		return "unknown";
 	}
 	return "unknown";
 }

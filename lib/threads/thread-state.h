@@ -4,7 +4,8 @@
 /*
  * The correlated state of a guest thread (SPEC, sink.vm.threads): the first
  * four put the thread on a vCPU and depend on what the host does with that
- * vCPU; the last two are the guest's own view of a thread that waits.
+ * vCPU; the next two are the guest's own view of a thread that waits;
+ * `unknown` is a thread whose deciding events were lost (SPEC, Lost events).
  */
 
 #include <stdbool.h>
@@ -16,6 +17,7 @@ enum vm_thread_state {
 	VM_THREAD_VCPU_BLOCKED,
 	VM_THREAD_RUNNABLE,
 	VM_THREAD_BLOCKED,
+	VM_THREAD_UNKNOWN,
 };
 
 /* The name written in the `state` column. */

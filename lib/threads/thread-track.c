@@ -61,6 +61,11 @@ void vm_threads_track_set(struct vm_threads_thread_track *track, int64_t ts,
 	track->open_comm = comm;
 }
 
+int64_t vm_threads_track_since(const struct vm_threads_thread_track *track)
+{
+	return track->open_valid ? track->open_begin : INT64_MIN;
+}
+
 void vm_threads_track_end(struct vm_threads_thread_track *track, int64_t ts,
 		vm_threads_track_emit_cb emit, void *data)
 {

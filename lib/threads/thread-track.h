@@ -46,6 +46,13 @@ void vm_threads_track_set(struct vm_threads_thread_track *track, int64_t ts,
 		const struct vm_threads_thread_key *key, const char *comm,
 		vm_threads_track_emit_cb emit, void *data);
 
+/*
+ * When the open interval began (INT64_MIN when there is none): a change
+ * dated earlier than that (a loss located late) can only start here, since
+ * what came before has been decided already.
+ */
+int64_t vm_threads_track_since(const struct vm_threads_thread_track *track);
+
 /* The thread's history ends at `ts`: emits what is left and empties the track. */
 void vm_threads_track_end(struct vm_threads_thread_track *track, int64_t ts,
 		vm_threads_track_emit_cb emit, void *data);

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "util/time-span.h"
 #include "threads/exit-stats.h"
 #include "threads/guest-threads.h"
 #include "threads/role-gate.h"
@@ -16,6 +17,8 @@ struct machine_slot {
 	struct vm_threads_role_gate *gate;
 	/* The role came from correlate's vm_role: kvm events do not change it. */
 	bool role_given;
+	/* what its tracer lost (machine: the name its threads carry) */
+	struct vm_machine_losses losses;
 };
 
 /* ISA of the last kvm_exit of a host CPU, for the names of exit reasons. */
@@ -303,6 +306,11 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 			"events are ignored");
 		return;
 	}
+	/*
+	 * The start of the trace has no vm:vcpu_state event: an explicit
+	 * `unknown` says that filter.vm.state lost track (host losses).
+	 */
+	status.lost = status.mode == VM_THREADS_VCPU_UNKNOWN;
 	if (status.reason == VM_FIELD_MISSING)
 		status.reason = -1;
 	if (status.host_tid == VM_FIELD_MISSING)
@@ -335,10 +343,49 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 	vm_threads_machine_vcpu_changed(guest->threads, ev->ts, ev->u.vcpu_state.vcpu);
 }
 
+static void count_loss(struct vm_machine_losses *losses, const struct vm_event *ev)
+{
+	bool uncounted = ev->u.loss.count < 0;
+	uint64_t count = uncounted ? 0 : (uint64_t) ev->u.loss.count;
+
+	if (ev->u.loss.packets) {
+		losses->packets += count;
+		losses->packets_uncounted |= uncounted;
+	} else {
+		losses->events += count;
+		losses->events_uncounted |= uncounted;
+	}
+	losses->gaps++;
+	if (ev->u.loss.end > ev->ts)
+		losses->affected_ns = vm_time_sum(losses->affected_ns,
+			vm_time_span(ev->u.loss.end, ev->ts));
+}
+
+static void on_loss(struct vm_threads *threads, const struct vm_event *ev)
+{
+	struct machine_slot *slot = machine_slot(threads, ev->machine);
+
+	count_loss(&slot->losses, ev);
+	if (slot->role == VM_THREADS_ROLE_HOST) {
+		/*
+		 * Host threads are not reported, and the vCPU modes are
+		 * filter.vm.state's (its `unknown`); only the exits need care.
+		 */
+		vm_threads_vcpus_host_loss(threads->vcpus, ev->cpu);
+		return;
+	}
+	vm_threads_machine_loss(slot->threads, ev);
+}
+
 void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 {
 	struct machine_slot *slot;
 
+	if (ev->kind == VM_EVENT_LOSS) {
+		/* Not an event: its time ends nothing. */
+		on_loss(threads, ev);
+		return;
+	}
 	if (!threads->any_event || ev->ts > threads->last_ts)
 		threads->last_ts = ev->ts;
 	threads->any_event = true;
@@ -375,6 +422,7 @@ bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int mach
 	switch (kind) {
 	case VM_EVENT_VCPU_STATE:
 	case VM_EVENT_KVM_EXIT:
+	case VM_EVENT_LOSS:
 		return true;
 	case VM_EVENT_SCHED_SWITCH:
 	case VM_EVENT_SCHED_WAKEUP:
@@ -415,6 +463,20 @@ static void report_exit_stat(const struct vm_exit_stat *stat, void *data)
 	threads->cb.exit_stat(stat, threads->cb.data);
 }
 
+static void report_losses(struct vm_threads *threads)
+{
+	if (!threads->cb.machine_losses)
+		return;
+	for (guint i = 0; i < threads->machines->len; i++) {
+		struct machine_slot *slot = g_ptr_array_index(threads->machines, i);
+
+		if (!slot || slot->losses.gaps == 0)
+			continue;
+		slot->losses.machine = vm_threads_machine_name(slot->threads);
+		threads->cb.machine_losses(&slot->losses, threads->cb.data);
+	}
+}
+
 void vm_threads_finish(struct vm_threads *threads)
 {
 	int64_t end = threads->last_ts;
@@ -434,6 +496,7 @@ void vm_threads_finish(struct vm_threads *threads)
 				threads->cb.thread_interval, threads->cb.data);
 	}
 	warn_unmatched_vms(threads);
+	report_losses(threads);
 	if (threads->any_event && !threads->host_seen)
 		warn_once(threads, "no-host", NULL, "no host found (no kvm_entry / kvm_exit "
 			"and no vm:vcpu_state event): thread states are each machine's own "

@@ -33,6 +33,11 @@ struct vm_threads_callbacks {
 	void (*thread_interval)(const struct vm_thread_interval *iv, void *data);
 	void (*vcpu_interval)(const struct vm_vcpu_interval *iv, void *data);
 	void (*exit_stat)(const struct vm_exit_stat *stat, void *data);
+	/*
+	 * At finish, for each machine whose tracer lost events or packets
+	 * (VM_EVENT_LOSS), in machine index order. May be NULL.
+	 */
+	void (*machine_losses)(const struct vm_machine_losses *losses, void *data);
 	/* Odd input, reported once per `kind` and machine (NULL: no machine). */
 	void (*warning)(const char *kind, const char *machine, const char *message,
 		void *data);
@@ -55,6 +60,15 @@ void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
  * Every event of the input, in time order, VM_EVENT_OTHER ones included:
  * the last timestamp of the input ends every open interval. The `machine`
  * of a VM_EVENT_VCPU_STATE event is not used (its `vm` field names the VM).
+ *
+ * VM_EVENT_LOSS (a located gap, lib/loss/gap-locator.h) is no event: its
+ * time does not end intervals. On a guest (or a machine whose role is not
+ * known yet) the current thread of the gap's CPU becomes `unknown` from the
+ * gap's start (SPEC, Lost events); on the host, an exit open on a vCPU
+ * whose thread was on that host CPU is not counted. Either way it counts in
+ * the machine's losses. A gap may come after later events of other streams
+ * (a discarded message without times): a thread whose state changed after
+ * the gap's start becomes `unknown` from that change on.
  */
 void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev);
 

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "event.h"
 #include "util/time-span.h"
 #include "threads/vcpus.h"
 
@@ -171,7 +172,8 @@ static bool status_equal(const struct vm_threads_vcpu_status *a,
 		const struct vm_threads_vcpu_status *b)
 {
 	return a->mode == b->mode && a->reason == b->reason &&
-		a->host_tid == b->host_tid && a->pcpu == b->pcpu && a->isa == b->isa;
+		a->host_tid == b->host_tid && a->pcpu == b->pcpu && a->isa == b->isa &&
+		a->lost == b->lost;
 }
 
 static void emit(struct vm_threads_vcpus *vcpus, const struct vcpu *v,
@@ -229,7 +231,13 @@ static void open_current(struct vcpu *v, const struct vm_threads_vcpu_status *st
 static void track_exit(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t ts,
 		const struct vm_threads_vcpu_status *status, int isa)
 {
-	if (status->mode == VM_THREADS_VCPU_HYPERVISOR && status->reason >= 0 &&
+	if (status->mode == VM_THREADS_VCPU_UNKNOWN) {
+		/*
+		 * SPEC, Lost events: the kvm_exit's entry (or the exit itself)
+		 * could not be attributed; an exit open across it is not counted.
+		 */
+		v->exit_open = false;
+	} else if (status->mode == VM_THREADS_VCPU_HYPERVISOR && status->reason >= 0 &&
 			(!v->exit_open || v->exit_reason != status->reason)) {
 		/* A new kvm_exit; one still open without its kvm_entry is lost. */
 		v->exit_open = true;
@@ -263,6 +271,32 @@ void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus,
 		return;
 	close_current(vcpus, v, ts);
 	open_current(v, &next, ts);
+}
+
+void vm_threads_vcpus_host_loss(struct vm_threads_vcpus *vcpus, int64_t pcpu)
+{
+	GHashTableIter vm_iter;
+	gpointer of_vm;
+
+	/* A host stream without cpu_id: any vCPU's exit may be affected. */
+	bool any_cpu = pcpu == VM_FIELD_MISSING;
+
+	if (pcpu < 0 && !any_cpu)
+		return;
+	/* Losses are rare: a walk over every vCPU costs nothing overall. */
+	g_hash_table_iter_init(&vm_iter, vcpus->by_vm);
+	while (g_hash_table_iter_next(&vm_iter, NULL, &of_vm)) {
+		GHashTableIter iter;
+		gpointer value;
+
+		g_hash_table_iter_init(&iter, ((struct vm_threads_vcpus_vm *) of_vm)->by_id);
+		while (g_hash_table_iter_next(&iter, NULL, &value)) {
+			struct vcpu *v = value;
+
+			if (v->exit_open && (any_cpu || v->current.pcpu == pcpu))
+				v->exit_open = false;
+		}
+	}
 }
 
 void vm_threads_vcpus_finish(struct vm_threads_vcpus *vcpus, int64_t end_ts)

@@ -7,6 +7,7 @@
  * of those modes (what=vcpus) and the exits that end (what=exits).
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "threads/exit-stats.h"
@@ -19,6 +20,12 @@ struct vm_threads_vcpu_status {
 	int64_t host_tid;   /* -1 unknown */
 	int64_t pcpu;       /* -1 when not on a host CPU */
 	int isa;            /* of `reason`: 1 VMX, 2 SVM, 0 no reason */
+	/*
+	 * Mode unknown because filter.vm.state said so (events were lost on
+	 * the host), not because nothing was reported yet: the start-of-trace
+	 * rule (a thread on such a vCPU is `running`) does not apply.
+	 */
+	bool lost;
 };
 
 typedef void (*vm_threads_vcpu_interval_cb)(const struct vm_vcpu_interval *iv, void *data);
@@ -64,6 +71,14 @@ struct vm_threads_vcpu_status vm_threads_vcpus_status(struct vm_threads_vcpus_vm
 void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus,
 		struct vm_threads_vcpus_vm *of_vm, int64_t ts, int64_t vcpu,
 		const struct vm_threads_vcpu_status *status, int isa);
+
+/*
+ * The host lost events on its CPU `pcpu`: an exit still open on a vCPU
+ * whose thread was on that CPU may have lost its kvm_entry, so it is not
+ * counted (no duration is measured across a gap). `pcpu` VM_FIELD_MISSING
+ * (a stream without cpu_id): every vCPU's open exit.
+ */
+void vm_threads_vcpus_host_loss(struct vm_threads_vcpus *vcpus, int64_t pcpu);
 
 /* Ends every vCPU's last interval at `end_ts`; open exits are not counted. */
 void vm_threads_vcpus_finish(struct vm_threads_vcpus *vcpus, int64_t end_ts);

@@ -332,6 +332,14 @@ static void chrome_destroy(struct vm_writer *w)
 {
 	struct chrome_writer *cw = (struct chrome_writer *) w;
 
+	/*
+	 * Destroyed without a finish: the graph failed mid-way (a damaged
+	 * trace, say). The events so far are already out, so close the
+	 * document: a viewer still opens what there is, rather than an
+	 * unterminated array. (With `path`, the file is not committed anyway.)
+	 */
+	if (!w->finished)
+		chrome_finish(w);
 	g_hash_table_destroy(cw->machines);
 	g_free(cw);
 }

@@ -18,10 +18,16 @@
 /* Exit reasons listed, by decreasing total time. */
 #define TOP_EXIT_REASONS 20
 
-#define MAX_KINDS 6
+#define MAX_KINDS 7
 
+/*
+ * `unknown` last: its column is shown only when the input lost events (or
+ * some thread has unknown time), so that the table of an input without
+ * losses stays as it always was.
+ */
 static const char *const thread_states[] = {
 	"running", "hypervisor", "preempted", "vcpu-blocked", "runnable", "blocked",
+	"unknown",
 };
 
 static const char *const vcpu_modes[] = {
@@ -67,6 +73,9 @@ struct text_writer {
 	GHashTable *threads;      /* struct time_summary, by (machine, tid) */
 	GHashTable *vcpus;        /* struct time_summary, by (machine, vcpu) */
 	GHashTable *exits;        /* struct exit_summary, by exit_key */
+	GPtrArray *losses;        /* struct vm_machine_losses (machine owned) */
+	/* some thread was `unknown`, or some loss was reported */
+	bool show_unknown;
 };
 
 static guint summary_key_hash(gconstpointer p)
@@ -170,6 +179,8 @@ static void text_thread_interval(struct vm_writer *w, const struct vm_thread_int
 	add_time(s, thread_states, G_N_ELEMENTS(thread_states), iv->state,
 		vm_time_span(iv->end_ns, iv->begin_ns));
 	update_comm(s, iv);
+	if (iv->state && strcmp(iv->state, "unknown") == 0)
+		tw->show_unknown = true;
 }
 
 static void text_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
@@ -411,14 +422,94 @@ static const struct time_table_layout vcpus_layout = {
 	.n_kinds = G_N_ELEMENTS(vcpu_modes),
 };
 
-/* The tables of the summary, or the one of `what`, a blank line between. */
+static void print_threads_table(struct text_writer *tw)
+{
+	struct time_table_layout layout = tw->base.no_host ? own_view_threads_layout :
+		threads_layout;
+
+	if (!tw->show_unknown)
+		layout.n_kinds--;
+	print_time_table(tw->base.out, &layout, tw->threads);
+}
+
+static void text_machine_losses(struct vm_writer *w, const struct vm_machine_losses *losses)
+{
+	struct text_writer *tw = (struct text_writer *) w;
+	struct vm_machine_losses *copy = g_memdup2(losses, sizeof(*losses));
+
+	copy->machine = g_strdup(losses->machine ? losses->machine : "");
+	g_ptr_array_add(tw->losses, copy);
+	tw->show_unknown = true;
+}
+
+static void machine_losses_free(gpointer p)
+{
+	struct vm_machine_losses *losses = p;
+
+	g_free((char *) losses->machine);
+	g_free(losses);
+}
+
+static int compare_losses(gconstpointer a, gconstpointer b)
+{
+	const struct vm_machine_losses *x = *(const struct vm_machine_losses *const *) a;
+	const struct vm_machine_losses *y = *(const struct vm_machine_losses *const *) b;
+
+	return strcmp(x->machine, y->machine);
+}
+
+/* A count, "unknown count" when no message gave one, "-" for none. */
+static void add_lost_cell(struct vm_text_table *t, uint64_t count, bool uncounted)
+{
+	if (uncounted && count > 0)
+		vm_text_table_addf(t, "%" PRIu64 " + unknown count", count);
+	else if (uncounted)
+		vm_text_table_add(t, "unknown count");
+	else if (count > 0)
+		vm_text_table_addf(t, "%" PRIu64, count);
+	else
+		vm_text_table_add(t, "-");
+}
+
+static const char *const loss_headers[] = {
+	"machine", "events lost", "packets lost", "gaps", "time affected",
+};
+
+/* Printed only when something was lost: a loss-free input's text is as before. */
+static void print_losses_table(FILE *out, GPtrArray *losses)
+{
+	struct vm_text_table *t = vm_text_table_new("lrrrr");
+
+	g_ptr_array_sort(losses, compare_losses);
+	fputs("Lost events (time affected: the sum of the gaps' durations over the "
+		"machine's CPUs)\n", out);
+	vm_text_table_begin_row(t);
+	for (size_t i = 0; i < G_N_ELEMENTS(loss_headers); i++)
+		vm_text_table_add(t, loss_headers[i]);
+	for (guint i = 0; i < losses->len; i++) {
+		const struct vm_machine_losses *l = g_ptr_array_index(losses, i);
+
+		vm_text_table_begin_row(t);
+		vm_text_table_add(t, l->machine);
+		add_lost_cell(t, l->events, l->events_uncounted);
+		add_lost_cell(t, l->packets, l->packets_uncounted);
+		vm_text_table_addf(t, "%" PRIu64, l->gaps);
+		add_duration_cell(t, l->affected_ns);
+	}
+	vm_text_table_print(t, out);
+	vm_text_table_free(t);
+}
+
+/*
+ * The tables of the summary, or the one of `what`, a blank line between;
+ * then the losses, if any, whatever `what` (they qualify every table).
+ */
 static void text_finish(struct vm_writer *w)
 {
 	struct text_writer *tw = (struct text_writer *) w;
 
 	if (w->every_kind || w->what == VM_WRITER_THREADS)
-		print_time_table(w->out, w->no_host ? &own_view_threads_layout :
-			&threads_layout, tw->threads);
+		print_threads_table(tw);
 	if (w->every_kind)
 		fputc('\n', w->out);
 	if (w->every_kind || w->what == VM_WRITER_VCPUS)
@@ -427,6 +518,10 @@ static void text_finish(struct vm_writer *w)
 		fputc('\n', w->out);
 	if (w->every_kind || w->what == VM_WRITER_EXITS)
 		print_exit_table(w->out, tw->exits);
+	if (tw->losses->len > 0) {
+		fputc('\n', w->out);
+		print_losses_table(w->out, tw->losses);
+	}
 }
 
 static void text_destroy(struct vm_writer *w)
@@ -436,6 +531,7 @@ static void text_destroy(struct vm_writer *w)
 	g_hash_table_destroy(tw->threads);
 	g_hash_table_destroy(tw->vcpus);
 	g_hash_table_destroy(tw->exits);
+	g_ptr_array_unref(tw->losses);
 	g_free(tw);
 }
 
@@ -443,6 +539,7 @@ static const struct vm_writer_ops text_ops = {
 	.thread_interval = text_thread_interval,
 	.vcpu_interval = text_vcpu_interval,
 	.exit_stat = text_exit_stat,
+	.machine_losses = text_machine_losses,
 	.finish = text_finish,
 	.destroy = text_destroy,
 };
@@ -458,6 +555,7 @@ struct vm_writer *vm_writer_text_new(enum vm_writer_what what, FILE *out)
 		NULL, time_summary_free);
 	tw->exits = g_hash_table_new_full(exit_key_hash, exit_key_equal,
 		NULL, exit_summary_free);
+	tw->losses = g_ptr_array_new_with_free_func(machine_losses_free);
 	return &tw->base;
 }
 

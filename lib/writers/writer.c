@@ -120,6 +120,12 @@ void vm_writer_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 		w->ops->exit_stat(w, st);
 }
 
+void vm_writer_machine_losses(struct vm_writer *w, const struct vm_machine_losses *losses)
+{
+	if (!w->finished && w->ops->machine_losses)
+		w->ops->machine_losses(w, losses);
+}
+
 bool vm_writer_finish(struct vm_writer *w)
 {
 	if (!w->finished) {

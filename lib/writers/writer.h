@@ -36,7 +36,8 @@ struct vm_thread_interval {
 	const char *machine;
 	int64_t tid;
 	const char *comm;       /* as known at begin; "" when unknown */
-	const char *state;      /* running, hypervisor, preempted, vcpu-blocked, runnable, blocked */
+	const char *state;      /* running, hypervisor, preempted, vcpu-blocked, runnable,
+	                         * blocked, unknown */
 	int64_t begin_ns;
 	int64_t end_ns;
 	int64_t vcpu;           /* -1: empty in CSV */
@@ -67,6 +68,23 @@ struct vm_exit_stat {
 	int64_t total_ns;
 	int64_t min_ns;
 	int64_t max_ns;
+};
+
+/*
+ * What the tracer lost on one machine (SPEC, Lost events), for the text
+ * summary: counts from the discarded-events / -packets messages, and the
+ * time affected, which is the sum of the durations of the located gaps
+ * (each from its stream's last event before the loss to the discarded
+ * range's end) over every stream of the machine: CPU time not recorded.
+ */
+struct vm_machine_losses {
+	const char *machine;
+	uint64_t events;          /* discarded events that messages counted */
+	bool events_uncounted;    /* some discarded-events message had no count */
+	uint64_t packets;         /* discarded packets that messages counted */
+	bool packets_uncounted;   /* some discarded-packets message had no count */
+	uint64_t gaps;            /* located gaps (one per message) */
+	int64_t affected_ns;      /* sum of the gaps' durations */
 };
 
 struct vm_writer;
@@ -101,6 +119,13 @@ bool vm_writer_wants(const struct vm_writer *w, enum vm_writer_what kind);
 void vm_writer_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv);
 void vm_writer_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv);
 void vm_writer_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st);
+
+/*
+ * The losses of one machine, before finish. Only the text format shows
+ * them (a table after the others, and an `unknown` column in the threads
+ * table); the other formats have only the `unknown` intervals.
+ */
+void vm_writer_machine_losses(struct vm_writer *w, const struct vm_machine_losses *losses);
 
 /* Writes what is pending (text table, closing brackets); false on I/O error. */
 bool vm_writer_finish(struct vm_writer *w);

@@ -130,4 +130,5 @@ const char correlate_help[] =
 	"                       for every machine but the reference, the inputs are\n"
 	"                       read once\n"
 	"\n"
-	"Manual page: " VM_DOC_DIR "/filter.vm.correlate.7.md";
+	"See the babeltrace2-filter.vm.correlate(7) manual page.\n"
+	"Manual page: " VM_MAN_DIR "/babeltrace2-filter.vm.correlate.7";

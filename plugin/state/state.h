@@ -28,8 +28,10 @@
 	"  model=NAME      hypervisor model (default `kvm`).\n" \
 	"  vm-pids={GUEST=PID,...}\n" \
 	"                  host process id of each guest's QEMU, for traces " \
-	"without vmsync events.\n\n" \
-	"Manual page: " VM_DOC_DIR "/filter.vm.state.7.md"
+	"without vmsync events.\n" \
+	"  host=MACHINE    the host, without filter.vm.correlate's vm_role.\n\n" \
+	"See the babeltrace2-filter.vm.state(7) manual page.\n" \
+	"Manual page: " VM_MAN_DIR "/babeltrace2-filter.vm.state.7"
 
 bt_component_class_initialize_method_status state_initialize(
 		bt_self_component_filter *self_comp,

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <glib.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include "common/log.h"
 #include "common/machine.h"
 #include "params.h"
+#include "stream-losses.h"
 #include "threads-sink.h"
 #include "threads/threads.h"
 #include "writers/output-file.h"
@@ -30,8 +32,8 @@ struct threads_sink {
 	/* For the warning that the vCPU modes need filter.vm.state. */
 	bool saw_kvm_events;
 	bool saw_vcpu_states;
-	/* machine indexes already warned about discarded events */
-	GHashTable *warned_discarded;
+	/* Every message goes through it: discarded ones become located gaps. */
+	struct stream_losses *losses;
 };
 
 static void on_thread_interval(const struct vm_thread_interval *iv, void *data)
@@ -55,6 +57,13 @@ static void on_exit_stat(const struct vm_exit_stat *stat, void *data)
 	vm_writer_exit_stat(sink->writer, stat);
 }
 
+static void on_machine_losses(const struct vm_machine_losses *losses, void *data)
+{
+	struct threads_sink *sink = data;
+
+	vm_writer_machine_losses(sink->writer, losses);
+}
+
 static void on_warning(const char *kind, const char *machine, const char *message,
 		void *data)
 {
@@ -72,6 +81,8 @@ static void sink_destroy(struct threads_sink *sink)
 {
 	if (!sink)
 		return;
+	/* First: it holds messages and calls into the analysis. */
+	stream_losses_destroy(sink->losses);
 	bt_message_iterator_put_ref(sink->iterator);
 	vm_writer_destroy(sink->writer);
 	/* Not committed (a failed or interrupted run): `path` stays as it was. */
@@ -80,8 +91,6 @@ static void sink_destroy(struct threads_sink *sink)
 	machine_table_destroy(sink->machines);
 	event_decoder_destroy(sink->decoder);
 	threads_params_clear(&sink->params);
-	if (sink->warned_discarded)
-		g_hash_table_destroy(sink->warned_discarded);
 	g_free(sink);
 }
 
@@ -102,10 +111,15 @@ static bool open_output(struct threads_sink *sink)
 	return true;
 }
 
+static void handle_message(const bt_message *msg, const int64_t *ts, void *data);
+static void handle_gap(const bt_stream *stream, int64_t cpu, const struct vm_gap *gap,
+		bool first, void *data);
+
 static bool create_analysis(struct threads_sink *sink)
 {
 	struct vm_threads_callbacks cb = {
 		.thread_interval = on_thread_interval,
+		.machine_losses = on_machine_losses,
 		.warning = on_warning,
 		.data = sink,
 	};
@@ -129,8 +143,8 @@ static bool create_analysis(struct threads_sink *sink)
 	sink->decoder = event_decoder_create();
 	sink->machines = machine_table_create();
 	sink->threads = vm_threads_create(&cb);
-	sink->warned_discarded = g_hash_table_new(g_direct_hash, g_direct_equal);
-	return sink->decoder && sink->machines && sink->threads;
+	sink->losses = stream_losses_create(handle_message, handle_gap, sink);
+	return sink->decoder && sink->machines && sink->threads && sink->losses;
 }
 
 bt_component_class_initialize_method_status threads_sink_initialize(
@@ -250,27 +264,6 @@ static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
 		bt_message_event_borrow_event_const(msg)))->index;
 }
 
-/*
- * The tracer lost events: the states around the gap may be wrong (a missed
- * sched_switch leaves a thread on a CPU). Say it, once per machine.
- */
-static void handle_discarded(struct threads_sink *sink, const bt_message *msg)
-{
-	bool events = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_EVENTS;
-	const bt_stream *stream = events ?
-		bt_message_discarded_events_borrow_stream_const(msg) :
-		bt_message_discarded_packets_borrow_stream_const(msg);
-	const struct machine *machine = machine_of_stream(sink, stream);
-
-	if (!g_hash_table_add(sink->warned_discarded,
-			GUINT_TO_POINTER(machine->index + 1)))
-		return;
-	THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
-		"Machine `%s`: the tracer discarded %s; the thread states around the "
-		"gap may be wrong (record with larger or more sub-buffers to avoid it).",
-		machine->name, events ? "events" : "packets");
-}
-
 static void warn_no_clock(struct threads_sink *sink)
 {
 	if (!sink->warned_no_clock)
@@ -304,7 +297,8 @@ static void handle_vcpu_state(struct threads_sink *sink, const bt_message *msg)
  * when the analysis would look at them. The decoder tells the kind of an
  * event's class without reading its fields.
  */
-static void handle_event(struct threads_sink *sink, const bt_message *msg)
+static void handle_event(struct threads_sink *sink, const bt_message *msg,
+		const int64_t *ts)
 {
 	struct vm_event ev = { .machine = 0 };
 
@@ -317,7 +311,9 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 	}
 	if (ev.kind == VM_EVENT_KVM_ENTRY || ev.kind == VM_EVENT_KVM_EXIT)
 		sink->saw_kvm_events = true;
-	if (!event_time(msg, &ev.ts)) {
+	if (ts)
+		ev.ts = *ts;
+	else if (!event_time(msg, &ev.ts)) {
 		warn_no_clock(sink);
 		return;
 	}
@@ -326,6 +322,63 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg)
 	if (vm_threads_needs_fields(sink->threads, ev.machine, ev.kind))
 		(void) event_decoder_decode(sink->decoder, msg, &ev);
 	vm_threads_feed(sink->threads, &ev);
+}
+
+/* What a located gap lost, for its warning: "3 events", "an unknown number of packets". */
+static char *lost_text(const struct vm_gap *gap)
+{
+	const char *what = gap->packets ? "packets" : "events";
+
+	if (gap->count < 0)
+		return g_strdup_printf("an unknown number of %s", what);
+	return g_strdup_printf("%" PRId64 " %s", gap->count, what);
+}
+
+/*
+ * A gap located by the gap locator, at its place in the time order: it
+ * goes to the analysis as a VM_EVENT_LOSS. The first gap of each stream is
+ * said (SPEC: once per machine and stream); the text summary counts them all.
+ */
+static void handle_gap(const bt_stream *stream, int64_t cpu, const struct vm_gap *gap,
+		bool first, void *data)
+{
+	struct threads_sink *sink = data;
+	const struct machine *machine = machine_of_stream(sink, stream);
+	struct vm_event ev = {
+		.kind = VM_EVENT_LOSS,
+		.ts = gap->begin,
+		.machine = machine->index,
+		.cpu = cpu,
+		.u.loss = { .end = gap->end, .count = gap->count, .packets = gap->packets },
+	};
+
+	vm_threads_feed(sink->threads, &ev);
+	if (first) {
+		char *lost = lost_text(gap);
+		char *cpu_text = cpu == VM_FIELD_MISSING ? g_strdup("(no cpu_id)") :
+			g_strdup_printf("%" PRId64, cpu);
+
+		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
+			"Machine `%s`, CPU %s: the tracer discarded %s; from %" PRId64
+			" to %" PRId64 " ns (the stream's last event before the loss to the "
+			"end of the discarded range) nothing is known of that CPU: its "
+			"thread is `unknown` until the events that decide it, and exits "
+			"across the gap are not counted. Later losses of this stream are "
+			"only counted in the text summary; record with larger or more "
+			"sub-buffers to avoid them.", machine->name, cpu_text, lost,
+			gap->begin, gap->end);
+		g_free(cpu_text);
+		g_free(lost);
+	}
+}
+
+/* A message that leaves the gap locator, in input order. */
+static void handle_message(const bt_message *msg, const int64_t *ts, void *data)
+{
+	struct threads_sink *sink = data;
+
+	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT)
+		handle_event(sink, msg, ts);
 }
 
 /* The whole output is written: it replaces the file given by `path`. */
@@ -391,6 +444,7 @@ bt_component_class_sink_consume_method_status threads_sink_consume(
 		break;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterator);
+		stream_losses_flush(sink->losses);
 		return finish(sink) ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END :
 			BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
@@ -401,17 +455,8 @@ bt_component_class_sink_consume_method_status threads_sink_consume(
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	for (uint64_t i = 0; i < count; i++) {
-		switch (bt_message_get_type(msgs[i])) {
-		case BT_MESSAGE_TYPE_EVENT:
-			handle_event(sink, msgs[i]);
-			break;
-		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-			handle_discarded(sink, msgs[i]);
-			break;
-		default:
-			break;
-		}
+		/* The locator takes its own reference while it holds one. */
+		stream_losses_push(sink->losses, msgs[i]);
 		bt_message_put_ref(msgs[i]);
 	}
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;

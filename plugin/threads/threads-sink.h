@@ -16,8 +16,9 @@
 #define VM_THREADS_SINK_HELP \
 	"Writes, for each guest thread, the intervals of its real state: running,\n" \
 	"hypervisor (its vCPU handles a VM exit), preempted (its vCPU does not run\n" \
-	"on the host), vcpu-blocked, runnable, blocked. Put filter.vm.state (and\n" \
-	"filter.vm.correlate) before this sink.\n" \
+	"on the host), vcpu-blocked, runnable, blocked, or unknown (the events\n" \
+	"that decide it were lost). Put filter.vm.state (and filter.vm.correlate)\n" \
+	"before this sink.\n" \
 	"\n" \
 	"Parameters:\n" \
 	"  format=\"text\"|\"csv\"|\"json\"|\"chrome\"  output format (default text:\n" \
@@ -32,7 +33,12 @@
 	"Without a host trace (no kvm events, no vm:vcpu_state), every machine's\n" \
 	"threads are reported in their own view (running, runnable, blocked).\n" \
 	"\n" \
-	"Manual page: " VM_DOC_DIR "/sink.vm.threads.7.md"
+	"Events the tracer discarded make the states they decide unknown; the text\n" \
+	"summary then counts each machine's losses (see \"Lost events\" in the manual\n" \
+	"page).\n" \
+	"\n" \
+	"See the babeltrace2-sink.vm.threads(7) manual page.\n" \
+	"Manual page: " VM_MAN_DIR "/babeltrace2-sink.vm.threads.7"
 
 bt_component_class_initialize_method_status threads_sink_initialize(
 		bt_self_component_sink *self_comp,

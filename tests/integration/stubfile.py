@@ -56,6 +56,26 @@ class Event:
         return "Event(%d, %d, %s, %r)" % (self.ts, self.cpu, self.name, self.fields)
 
 
+# The NAME of a loss line: `TIMESTAMP CPU !lost COUNT`.
+LOSS_NAME = "!lost"
+
+
+class Loss:
+    """A loss line: COUNT events the CPU's stream did not record; `after`
+    is how many event lines of that CPU come before it."""
+    __slots__ = ("ts", "cpu", "count", "after", "line")
+
+    def __init__(self, ts, cpu, count, after, line):
+        self.ts = ts
+        self.cpu = cpu
+        self.count = count
+        self.after = after
+        self.line = line
+
+    def __repr__(self):
+        return "Loss(%d, %d, %d, after %d)" % (self.ts, self.cpu, self.count, self.after)
+
+
 class Stub:
     """One parsed stub file (one machine)."""
 
@@ -76,6 +96,8 @@ class Stub:
         # Events written in the lttng-modules >= 2.9 network layout.
         self.nested = set()
         self.events = []
+        # Loss lines, in file order (not in `events`).
+        self.losses = []
 
     @property
     def clock_uuid(self):
@@ -285,10 +307,21 @@ def _parse_event(stub, tokens, where, line_no):
     return Event(ts, cpu, name, fields, given, line_no)
 
 
+def _parse_loss(stub, tokens, where, line_no, cpu_events):
+    try:
+        ts, cpu, count = parse_int(tokens[0]), parse_int(tokens[1]), parse_int(tokens[3])
+    except (ValueError, IndexError):
+        raise StubError("%s: bad loss line" % where)
+    if len(tokens) != 4 or count < 1:
+        raise StubError("%s: bad loss line" % where)
+    return Loss(ts, cpu, count, cpu_events.get(cpu, 0), line_no)
+
+
 def parse(path):
     """Parses a stub file; raises StubError (naming file and line) when bad."""
     stub = Stub(path)
     last_ts = {}
+    cpu_events = {}
     with open(path, encoding="utf-8") as stub_file:
         for line_no, text in enumerate(stub_file, 1):
             where = "%s:%d" % (path, line_no)
@@ -296,17 +329,24 @@ def parse(path):
             if not tokens:
                 continue
             if not tokens[0][:1].isdigit():
-                if stub.events:
+                if stub.events or stub.losses:
                     raise StubError("%s: directive after an event line" % where)
                 _apply_directive(stub, tokens, where)
                 continue
-            event = _parse_event(stub, tokens, where, line_no)
+            if len(tokens) >= 3 and tokens[2] == LOSS_NAME:
+                event = _parse_loss(stub, tokens, where, line_no, cpu_events)
+            else:
+                event = _parse_event(stub, tokens, where, line_no)
             if stub.declared_cpus is not None and event.cpu >= stub.declared_cpus:
                 raise StubError("%s: CPU %d out of range" % (where, event.cpu))
             if event.ts < last_ts.get(event.cpu, 0):
                 raise StubError("%s: timestamp decreases on CPU %d" % (where, event.cpu))
             last_ts[event.cpu] = event.ts
-            stub.events.append(event)
+            if isinstance(event, Loss):
+                stub.losses.append(event)
+            else:
+                stub.events.append(event)
+                cpu_events[event.cpu] = cpu_events.get(event.cpu, 0) + 1
     return stub
 
 

@@ -102,7 +102,7 @@ def differs(what, stream, i, want, got, detail):
 
 
 # Range ends that correlate clamps on inputs whose packets overlap (old
-# LTTng, documented in filter.vm.correlate(7)).
+# LTTng, documented in babeltrace2-filter.vm.correlate(7)).
 CLAMPED_KINDS = ("packet-end", "discarded-events", "discarded-packets")
 
 

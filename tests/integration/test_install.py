@@ -1,19 +1,112 @@
-"""`meson install` puts the plugin in babeltrace2's system plugin directory
+"""`meson install --destdir D` installs what a distribution package would,
+and nothing else: the plugin in babeltrace2's system plugin directory
 (<libdir of pkg-config babeltrace2>/babeltrace2/plugins), where babeltrace2
-finds it without --plugin-path, and the manual pages that each component's
-help names, and installs none of the test plugins."""
+finds it without --plugin-path; vm-lami in bindir; the four manual pages in
+<mandir>/man7; the guides of doc/ in <datadir>/doc/vm; none of the test
+plugins. The installed plugin and vm-lami then run on a bundled stub, each
+component's help names its installed page, and each installed page renders
+without warnings (manpages.py)."""
 
+import csv
+import io
+import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 
+import manpages
 import vmtest
 
 libdir = subprocess.run(["pkg-config", "--variable=libdir", "babeltrace2"],
                         stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
 plugin_dir = os.path.join(libdir, "babeltrace2", "plugins")
+
+
+def build_options():
+    proc = subprocess.run(["meson", "introspect", "--buildoptions", vmtest.BUILD_DIR],
+                          stdout=subprocess.PIPE, text=True, check=True)
+    return {o["name"]: o["value"] for o in json.loads(proc.stdout)}
+
+
+def under_prefix(options, name):
+    return os.path.join(options["prefix"], options[name])
+
+
+def expected_files(options):
+    """{installed path: what it is}, from the source tree and the options."""
+    expected = {os.path.join(plugin_dir, "babeltrace-plugin-vm.so"): "the plugin",
+                os.path.join(under_prefix(options, "bindir"), "vm-lami"): "vm-lami"}
+    man7 = os.path.join(under_prefix(options, "mandir"), "man7")
+    for page in manpages.PAGES:
+        expected[os.path.join(man7, page)] = "a manual page"
+    doc_dir = os.path.join(under_prefix(options, "datadir"), "doc", "vm")
+    source_doc = os.path.join(vmtest.SOURCE_DIR, "doc")
+    for entry in sorted(os.listdir(source_doc)):
+        if entry.endswith(".md"):
+            expected[os.path.join(doc_dir, entry)] = "a guide"
+    for entry in sorted(os.listdir(os.path.join(source_doc, "examples"))):
+        expected[os.path.join(doc_dir, "examples", entry)] = "an example"
+    return expected
+
+
+def check_file_set(destdir, expected):
+    installed = []
+    for root, _, files in os.walk(destdir):
+        installed += [os.path.join(root, f)[len(destdir):] for f in files]
+    missing = sorted(set(expected) - set(installed))
+    extra = sorted(set(installed) - set(expected))
+    if missing or extra:
+        vmtest.fail("meson install: missing %r, not expected %r" % (missing, extra))
+
+
+def check_lami(destdir, lami):
+    """The installed vm-lami, pointed at the plugin installed in DESTDIR."""
+    path = destdir + lami
+    if not os.access(path, os.X_OK):
+        vmtest.fail("the installed %s is not executable" % lami)
+    env = dict(os.environ)
+    if os.environ.get("VM_BT_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["VM_BT_PRELOAD"]
+    run = subprocess.run([path, "--plugin-path", destdir + plugin_dir] +
+                         list(vmtest.scenario("halted-vcpu").values()),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if run.returncode != 0 or '"class": "vm-steal"' not in run.stdout:
+        vmtest.fail("the installed vm-lami failed (%d):\n%s%s" % (
+            run.returncode, run.stdout[-2000:], run.stderr[-3000:]))
+    with open(path) as f:
+        if plugin_dir not in f.read():
+            vmtest.fail("the installed vm-lami does not look for the plugin in " + plugin_dir)
+
+
+def check_plugin_run(destdir):
+    """The whole chain of the installed plugin on a bundled stub."""
+    traces = vmtest.scenario("halted-vcpu")
+    out = vmtest.babeltrace2(list(traces.values()) + [
+        "-c", "filter.vm.correlate", "-c", "filter.vm.state",
+        "-c", "sink.vm.threads", "-p", 'format="csv",what="vcpus"'],
+        plugin_paths=[destdir + plugin_dir]).stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    if not any(r["mode"] == "blocked" for r in rows):
+        vmtest.fail("the installed plugin gives no blocked vCPU on halted-vcpu:\n" + out)
+
+
+def check_help(destdir, cls, expected):
+    """The help names the component's page and its installed path."""
+    help_text = vmtest.babeltrace2(["help", cls], plugin_paths=[destdir + plugin_dir]).stdout
+    page = "babeltrace2-%s" % cls
+    if "See the %s(7) manual page." % page not in help_text:
+        vmtest.fail("help of %s does not name %s(7):\n%s" % (cls, page, help_text))
+    paths = re.findall(r"Manual page: (\S+)", help_text)
+    if len(paths) != 1 or os.path.basename(paths[0]) != page + ".7":
+        vmtest.fail("help of %s names no manual page of its own:\n%s" % (cls, help_text))
+    if expected.get(paths[0]) != "a manual page":
+        vmtest.fail("help of %s names %s, which is not an installed page" % (cls, paths[0]))
+    source_paths = re.findall(r"(?<!share/)\bdoc/\S+", help_text)
+    if source_paths:
+        vmtest.fail("help of %s names a path of the source tree: %s" % (cls, source_paths))
+
 
 destdir = tempfile.mkdtemp(prefix="vm-install-")
 try:
@@ -22,53 +115,32 @@ try:
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode != 0:
         vmtest.fail("meson install failed:\n" + proc.stdout[-5000:])
-    installed = []
-    for root, _, files in os.walk(destdir):
-        installed += [os.path.join(root, f)[len(destdir):] for f in files]
-    expected = os.path.join(plugin_dir, "babeltrace-plugin-vm.so")
-    docs = sorted(f for f in installed if f.endswith(".md"))
-    programs = [f for f in installed if f.endswith("/bin/vm-lami")]
-    if len(programs) != 1 or sorted(installed) != sorted([expected] + docs + programs):
-        vmtest.fail("installed %r, expected the plugin %r, vm-lami in bindir and "
-                    "manual pages only" % (installed, expected))
-    # The installed vm-lami, pointed at the plugin installed in DESTDIR.
-    lami = destdir + programs[0]
-    if not os.access(lami, os.X_OK):
-        vmtest.fail("the installed %s is not executable" % programs[0])
-    env = dict(os.environ)
-    if os.environ.get("VM_BT_PRELOAD"):
-        env["LD_PRELOAD"] = os.environ["VM_BT_PRELOAD"]
-    run = subprocess.run([lami, "--plugin-path", destdir + plugin_dir] +
-                         list(vmtest.scenario("halted-vcpu").values()),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    if run.returncode != 0 or '"class": "vm-steal"' not in run.stdout:
-        vmtest.fail("the installed vm-lami failed (%d):\n%s%s" % (
-            run.returncode, run.stdout[-2000:], run.stderr[-3000:]))
-    with open(lami) as f:
-        if plugin_dir not in f.read():
-            vmtest.fail("the installed vm-lami does not look for the plugin in " + plugin_dir)
+    options = build_options()
+    expected = expected_files(options)
+    check_file_set(destdir, expected)
+    check_lami(destdir, os.path.join(under_prefix(options, "bindir"), "vm-lami"))
     listed = vmtest.babeltrace2(["list-plugins"],
                                 plugin_paths=[destdir + plugin_dir]).stdout
-    for cls in ("filter.vm.correlate", "filter.vm.state", "sink.vm.threads"):
+    for cls in manpages.COMPONENTS:
         if "'%s':" % cls not in listed:
             vmtest.fail("installed plugin does not list %s:\n%s" % (cls, listed))
-        # The help names the component's installed manual page.
-        help_text = vmtest.babeltrace2(["help", cls],
-                                       plugin_paths=[destdir + plugin_dir]).stdout
-        pages = re.findall(r"Manual page: (\S+)", help_text)
-        if len(pages) != 1 or not pages[0].endswith("/%s.7.md" % cls):
-            vmtest.fail("help of %s names no manual page of its own:\n%s" % (
-                cls, help_text))
-        if pages[0] not in installed:
-            vmtest.fail("help of %s names %s, which is not installed (%r)" % (
-                cls, pages[0], installed))
-        with open(destdir + pages[0]) as f:
-            if not f.read().startswith("# %s(7)" % cls):
-                vmtest.fail("%s is not the manual page of %s" % (pages[0], cls))
-        source_paths = re.findall(r"(?<!share/)\bdoc/\S+", help_text)
-        if source_paths:
-            vmtest.fail("help of %s names a path of the source tree: %s" % (
-                cls, source_paths))
-    print("installed %s and %s" % (expected, ", ".join(docs)))
+        check_help(destdir, cls, expected)
+    check_plugin_run(destdir)
+    pages = sorted(p for p, kind in expected.items() if kind == "a manual page")
+    if shutil.which("man") is None:
+        print("man is not installed: the installed pages are not rendered")
+    else:
+        manpages.self_check()
+        man_root = destdir + under_prefix(options, "mandir")
+        for page in pages:
+            manpages.check(destdir + page, destdir + plugin_dir)
+            # As a user would ask for it: by name, in section 7.
+            name = os.path.basename(page)[:-len(".7")]
+            where = subprocess.run(["man", "-M", man_root, "-w", "7", name],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if where.returncode != 0 or where.stdout.strip() != destdir + page:
+                vmtest.fail("man -M %s -w 7 %s finds %r, not %s (%s)" % (
+                    man_root, name, where.stdout.strip(), destdir + page, where.stderr))
+    print("installed:\n  " + "\n  ".join(sorted(expected)))
 finally:
     shutil.rmtree(destdir, ignore_errors=True)

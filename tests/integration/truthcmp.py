@@ -12,6 +12,13 @@ Three comparisons, one per `what` of the sink:
 - exits: counts per (machine, vcpu, reason) compared exactly, total_ns within
   a tolerance given by the caller.
 
+With lost events (the generator's truth/affected.csv, read by
+read_affected), the thread and vCPU comparisons can leave out the windows
+the losses affect (`exclude`): that time counts neither in the truth nor as
+agreement. The exit comparison can then allow, per (machine, vcpu, reason),
+the output to miss the exits that touch a loss (`slack`): the count may be
+lower by at most their number, total_ns by at most their durations.
+
 Interval files are read as streams sorted by (machine, id, begin): a file
 already in that order (the generator's and the sink's usual order) is merged
 as it is read, in one pass; any other order is first put in order by an
@@ -311,7 +318,31 @@ def _compare_key(key, truth, output, result):
     result.per_key[key] = (matched, total)
 
 
-def compare_intervals(what, truth_path, output_path, kind, chunk=None):
+def _without(records, windows):
+    """The records of one key with the parts inside WINDOWS (sorted, merged
+    [begin, end] pairs) cut out."""
+    if not windows:
+        yield from records
+        return
+    for machine, ident, begin, end, value in records:
+        cursor = begin
+        for w_begin, w_end in windows:
+            if w_end <= cursor:
+                continue
+            if w_begin >= end:
+                break
+            if w_begin > cursor:
+                yield machine, ident, cursor, w_begin, value
+            cursor = max(cursor, w_end)
+            if cursor >= end:
+                break
+        if cursor < end:
+            yield machine, ident, cursor, end, value
+
+
+def compare_intervals(what, truth_path, output_path, kind, chunk=None, exclude=None):
+    """EXCLUDE: {(machine, id): [(begin, end), ...]} left out of the truth."""
+    exclude = exclude or {}
     truth_reader = Reader(truth_path, kind)
     output_reader = Reader(output_path, kind)
     truth = itertools.groupby(sorted_records(truth_reader, chunk), key=lambda r: (r[0], r[1]))
@@ -322,9 +353,12 @@ def compare_intervals(what, truth_path, output_path, kind, chunk=None):
     o = next(output, None)
     while t is not None or o is not None:
         if o is None or (t is not None and t[0] < o[0]):
+            records = list(_without(t[1], exclude.get(t[0])))
             result.keys += 1
-            result.missing_keys.append(t[0])
-            _compare_key(t[0], t[1], (), result)
+            # A key whose whole truth is excluded may well be unknown.
+            if records:
+                result.missing_keys.append(t[0])
+            _compare_key(t[0], records, (), result)
             t = next(truth, None)
         elif t is None or o[0] < t[0]:
             result.extra_keys.append(o[0])
@@ -333,21 +367,66 @@ def compare_intervals(what, truth_path, output_path, kind, chunk=None):
             o = next(output, None)
         else:
             result.keys += 1
-            _compare_key(t[0], t[1], o[1], result)
+            _compare_key(t[0], _without(t[1], exclude.get(t[0])), o[1], result)
             t = next(truth, None)
             o = next(output, None)
     result.irrelevant = output_reader.irrelevant
     return result
 
 
-def compare_threads(truth_path, output_path, chunk=None):
+def compare_threads(truth_path, output_path, chunk=None, exclude=None):
     """Thread-state agreement of a `what=threads` CSV with truth/threads.csv."""
-    return compare_intervals("threads", truth_path, output_path, THREADS, chunk)
+    return compare_intervals("threads", truth_path, output_path, THREADS, chunk, exclude)
 
 
-def compare_vcpus(truth_path, output_path, chunk=None):
+def compare_vcpus(truth_path, output_path, chunk=None, exclude=None):
     """vCPU-mode agreement of a `what=vcpus` CSV with truth/vcpus.csv."""
-    return compare_intervals("vcpus", truth_path, output_path, VCPUS, chunk)
+    return compare_intervals("vcpus", truth_path, output_path, VCPUS, chunk, exclude)
+
+
+AFFECTED_HEADER = ["machine", "kind", "id", "begin_ns", "end_ns"]
+
+
+def _merged(windows):
+    windows.sort()
+    merged = []
+    for begin, end in windows:
+        if merged and begin <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([begin, end])
+    return [tuple(w) for w in merged]
+
+
+def read_affected(path):
+    """truth/affected.csv as (threads, vcpus, exits): the first two
+    {(machine, id): merged [(begin, end)]} for `exclude`, the third
+    {(machine, vcpu, reason): (count, total_ns)} for `slack`."""
+    threads, vcpus, exits = {}, {}, {}
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header != AFFECTED_HEADER:
+            raise FormatError("%s: header %r, expected %r" % (path, header, AFFECTED_HEADER))
+        for line, fields in enumerate(reader, 2):
+            if len(fields) != len(AFFECTED_HEADER):
+                raise FormatError("%s:%d: %d fields" % (path, line, len(fields)))
+            machine, kind, ident, begin, end = fields
+            try:
+                begin, end = int(begin), int(end)
+                if kind == "exit":
+                    vcpu, reason = (int(x) for x in ident.split("/"))
+                    count, total = exits.get((machine, vcpu, reason), (0, 0))
+                    exits[(machine, vcpu, reason)] = (count + 1, total + end - begin)
+                elif kind in ("thread", "vcpu"):
+                    target = threads if kind == "thread" else vcpus
+                    target.setdefault((machine, int(ident)), []).append((begin, end))
+                else:
+                    raise ValueError("unknown kind %r" % kind)
+            except ValueError as e:
+                raise FormatError("%s:%d: %s" % (path, line, e))
+    return ({k: _merged(v) for k, v in threads.items()},
+            {k: _merged(v) for k, v in vcpus.items()}, exits)
 
 
 # --- exits -------------------------------------------------------------------
@@ -413,16 +492,22 @@ def _read_exits(path):
     return rows
 
 
-def compare_exits(truth_path, output_path, total_tolerance_ns=0, total_tolerance_rel=0.0):
+def compare_exits(truth_path, output_path, total_tolerance_ns=0, total_tolerance_rel=0.0,
+                  slack=None):
     """Counts must be equal; a total_ns passes when it is within
-    TOTAL_TOLERANCE_NS or within TOTAL_TOLERANCE_REL of the truth's."""
+    TOTAL_TOLERANCE_NS or within TOTAL_TOLERANCE_REL of the truth's. SLACK
+    ({key: (count, total_ns)} of exits touching a loss) lets the output
+    miss those: its count and total_ns may be lower by at most that much."""
     truth = _read_exits(truth_path)
     output = _read_exits(output_path)
+    slack = slack or {}
     result = ExitComparison()
     for key in sorted(set(truth) | set(output)):
+        s_count, s_total = slack.get(key, (0, 0))
         if key not in output:
-            result.missing.append(key)
             result.truth_count += truth[key][1]
+            if truth[key][1] > s_count:
+                result.missing.append(key)
             continue
         if key not in truth:
             result.extra.append(key)
@@ -433,9 +518,12 @@ def compare_exits(truth_path, output_path, total_tolerance_ns=0, total_tolerance
         o_name, o_count, o_total = output[key]
         result.truth_count += t_count
         result.output_count += o_count
-        if t_count != o_count:
+        if not t_count - s_count <= o_count <= t_count:
             result.count_mismatches.append((key, t_count, o_count))
+        # Below the truth by at most the slack, or off within the tolerance.
         error = abs(o_total - t_total)
+        if s_total and t_total - s_total <= o_total <= t_total:
+            error = 0
         if error > total_tolerance_ns and error > total_tolerance_rel * t_total:
             result.total_mismatches.append((key, t_total, o_total))
         if t_name != o_name:

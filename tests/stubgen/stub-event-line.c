@@ -172,6 +172,22 @@ static void reset_values(struct stub_event_line *event)
 	}
 }
 
+/* `TIMESTAMP CPU !lost COUNT`: COUNT events that the CPU's stream did not record. */
+static bool parse_loss(struct stub_event_line *event, const struct stub_lexer *lexer,
+		GString *error)
+{
+	event->def = NULL;
+	g_array_set_size(event->values, 0);
+	g_array_set_size(event->given, 0);
+	if (stub_lexer_count(lexer) != 4 || !stub_parse_u64(stub_lexer_token(lexer, 3),
+			&event->lost) || event->lost == 0) {
+		g_string_assign(error, "bad loss line: expecting TIMESTAMP CPU " STUB_LOSS_NAME
+			" COUNT (COUNT an integer of at least 1)");
+		return false;
+	}
+	return true;
+}
+
 bool stub_event_line_parse(struct stub_event_line *event, const struct stub_lexer *lexer,
 		const struct stub_event_table *events, GString *error)
 {
@@ -190,6 +206,10 @@ bool stub_event_line_parse(struct stub_event_line *event, const struct stub_lexe
 		g_string_printf(error, "bad CPU `%s`: expecting an integer from 0 to %d",
 			stub_lexer_token(lexer, 1), STUB_MAX_CPUS - 1);
 		return false;
+	}
+	event->lost = 0;
+	if (strcmp(stub_lexer_token(lexer, 2), STUB_LOSS_NAME) == 0) {
+		return parse_loss(event, lexer, error);
 	}
 	event->def = stub_event_table_lookup(events, stub_lexer_token(lexer, 2));
 	if (!event->def) {

@@ -20,10 +20,16 @@ union stub_value {
 	const char *str;
 };
 
+/* The NAME of a loss line: `TIMESTAMP CPU !lost COUNT` (stub-traces/README.md). */
+#define STUB_LOSS_NAME "!lost"
+
 struct stub_event_line {
 	uint64_t ts;
 	uint64_t cpu;
+	/* NULL for a loss line */
 	const struct stub_event_def *def;
+	/* A loss line: how many events the CPU's stream lost there (>= 1); else 0. */
+	uint64_t lost;
 	/* union stub_value per payload field; strings point into the lexer */
 	GArray *values;
 	/* gboolean per payload field: given by the line */
@@ -43,7 +49,7 @@ bool stub_event_line_peek(const char *line, size_t len, uint64_t *ts, uint64_t *
 void stub_event_line_init(struct stub_event_line *event);
 void stub_event_line_fini(struct stub_event_line *event);
 
-/* Parses a split event line; false + `error` when bad. */
+/* Parses a split event line or loss line; false + `error` when bad. */
 bool stub_event_line_parse(struct stub_event_line *event, const struct stub_lexer *lexer,
 		const struct stub_event_table *events, GString *error);
 

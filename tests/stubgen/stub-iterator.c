@@ -21,6 +21,13 @@ struct cpu_stream {
 	bt_packet *packet;
 	uint64_t packet_events;
 	bool had_packet;
+	/* Event lines of this CPU so far. */
+	uint64_t events;
+	/* The CPU's losses (stub_scan_losses(), NULL: none) and the next one. */
+	const GArray *losses;
+	guint next_loss;
+	/* The open packet is the one the next loss closes. */
+	bool closed_by_loss;
 };
 
 enum iterator_phase {
@@ -85,6 +92,7 @@ static bool create_streams(struct stub_iterator *iter)
 		struct cpu_stream *stream = &g_array_index(iter->cpus, struct cpu_stream, cpu);
 
 		stream->stream = stub_cpu_stream_create(&iter->source->classes, iter->trace, cpu);
+		stream->losses = stub_scan_losses(&iter->source->scan, cpu);
 		if (!stream->stream) {
 			return false;
 		}
@@ -158,10 +166,70 @@ static bool push_stream_beginnings(struct stub_iterator *iter)
 	return true;
 }
 
+static const struct stub_loss *next_loss(const struct cpu_stream *cpu)
+{
+	return cpu->losses && cpu->next_loss < cpu->losses->len ?
+		&g_array_index(cpu->losses, struct stub_loss, cpu->next_loss) : NULL;
+}
+
+/*
+ * Whether the next loss closes the packet that opens now: it comes before
+ * that packet is full, or right after its last event (a full packet stays
+ * open when its buffer overflows).
+ */
+static bool next_packet_closed_by_loss(const struct stub_iterator *iter,
+		const struct cpu_stream *cpu)
+{
+	const struct stub_loss *loss = next_loss(cpu);
+
+	return loss && loss->ordinal <= cpu->events + iter->source->scan.header.packet_size;
+}
+
+/*
+ * End time of the packet that a loss closes: the time of the CPU's first
+ * event after the loss (the event itself goes in the next packet), like
+ * lttng-modules' packet switch, or the trace's end when none follows.
+ */
+static uint64_t loss_packet_end(const struct stub_iterator *iter, const struct stub_loss *loss)
+{
+	if (loss->next_event_ts == STUB_LOSS_AT_END) {
+		return iter->source->scan.last_ts;
+	}
+	return loss->next_event_ts + iter->source->scan.header.packet_end_overlap_ns;
+}
+
+/*
+ * The discarded-events message of the next loss, as src.ctf.fs makes it
+ * from the `events_discarded` counter of the packet that the loss closes:
+ * from the end of the packet before (`begin`) to the end of that packet,
+ * with the count; before a stream's first packet, the packet's own time
+ * range and no count (src.ctf.fs cannot tell how many were lost before it).
+ * sink.ctf.fs accepts exactly this between two packets.
+ */
+static bool push_discarded(struct stub_iterator *iter, struct cpu_stream *cpu, uint64_t begin,
+		bool with_count)
+{
+	const struct stub_loss *loss = next_loss(cpu);
+	bt_message *msg = has_clock(iter) ?
+		bt_message_discarded_events_create_with_default_clock_snapshots(iter->self,
+			cpu->stream, begin, loss_packet_end(iter, loss)) :
+		bt_message_discarded_events_create(iter->self, cpu->stream);
+
+	if (msg && with_count) {
+		bt_message_discarded_events_set_count(msg, loss->count);
+	}
+	return push(iter, msg);
+}
+
 static bool open_packet(struct stub_iterator *iter, struct cpu_stream *cpu, uint64_t cpu_id,
 		uint64_t ts)
 {
 	bt_field *context;
+
+	cpu->closed_by_loss = next_packet_closed_by_loss(iter, cpu);
+	if (cpu->closed_by_loss && !cpu->had_packet && !push_discarded(iter, cpu, ts, false)) {
+		return false;
+	}
 
 	cpu->packet = bt_packet_create(cpu->stream);
 	if (!cpu->packet) {
@@ -179,7 +247,13 @@ static bool open_packet(struct stub_iterator *iter, struct cpu_stream *cpu, uint
 		bt_message_packet_beginning_create(iter->self, cpu->packet));
 }
 
-static bool close_packet(struct stub_iterator *iter, struct cpu_stream *cpu, uint64_t ts)
+/*
+ * Closes the open packet at `ts`. Unless the stream ends, a loss that
+ * closes the next packet gets its discarded-events message right now: it
+ * starts at this packet's end, so this is its place in time order.
+ */
+static bool close_packet(struct stub_iterator *iter, struct cpu_stream *cpu, uint64_t ts,
+		bool stream_ends)
 {
 	bool ok = push(iter, has_clock(iter) ?
 		bt_message_packet_end_create_with_default_clock_snapshot(iter->self, cpu->packet, ts) :
@@ -187,6 +261,13 @@ static bool close_packet(struct stub_iterator *iter, struct cpu_stream *cpu, uin
 
 	bt_packet_put_ref(cpu->packet);
 	cpu->packet = NULL;
+	if (cpu->closed_by_loss) {
+		cpu->next_loss++;
+		cpu->closed_by_loss = false;
+	}
+	if (ok && !stream_ends && next_packet_closed_by_loss(iter, cpu)) {
+		ok = push_discarded(iter, cpu, ts, true);
+	}
 	return ok;
 }
 
@@ -246,10 +327,31 @@ static bool close_full_packet_before(struct stub_iterator *iter, struct cpu_stre
 {
 	uint64_t overlap = iter->source->scan.header.packet_end_overlap_ns;
 
+	if (cpu->packet && cpu->closed_by_loss) {
+		/* The first event after the loss closes the packet. */
+		if (cpu->events == next_loss(cpu)->ordinal) {
+			return close_packet(iter, cpu, loss_packet_end(iter, next_loss(cpu)), false);
+		}
+		return true;
+	}
 	if (cpu->packet && cpu->packet_events >= iter->source->scan.header.packet_size) {
-		return close_packet(iter, cpu, next_ts + overlap);
+		return close_packet(iter, cpu, next_ts + overlap, false);
 	}
 	return true;
+}
+
+/*
+ * A loss line: the packet it closes is already open (it was known when
+ * the packet opened), unless the stream had none yet: then an empty first
+ * packet begins at the line's time.
+ */
+static bool push_loss_line(struct stub_iterator *iter, struct cpu_stream *cpu)
+{
+	iter->last_ts = MAX(iter->last_ts, iter->event.ts);
+	if (cpu->packet) {
+		return true;
+	}
+	return open_packet(iter, cpu, iter->event.cpu, iter->event.ts);
 }
 
 static bool push_event_line(struct stub_iterator *iter)
@@ -264,6 +366,9 @@ static bool push_event_line(struct stub_iterator *iter)
 		return false;
 	}
 	cpu = &g_array_index(iter->cpus, struct cpu_stream, iter->event.cpu);
+	if (iter->event.lost) {
+		return push_loss_line(iter, cpu);
+	}
 	if (!close_full_packet_before(iter, cpu, iter->event.ts)) {
 		return false;
 	}
@@ -275,8 +380,10 @@ static bool push_event_line(struct stub_iterator *iter)
 	}
 	iter->last_ts = iter->event.ts;
 	cpu->packet_events++;
-	if (cpu->packet_events >= header->packet_size && header->packet_end_overlap_ns == 0) {
-		return close_packet(iter, cpu, iter->event.ts);
+	cpu->events++;
+	if (cpu->packet_events >= header->packet_size && header->packet_end_overlap_ns == 0 &&
+			!cpu->closed_by_loss) {
+		return close_packet(iter, cpu, iter->event.ts, false);
 	}
 	return true;
 }
@@ -294,7 +401,7 @@ static bool push_stream_ends(struct stub_iterator *iter)
 		if (!cpu->had_packet && !open_packet(iter, cpu, i, iter->last_ts)) {
 			return false;
 		}
-		if (cpu->packet && !close_packet(iter, cpu, iter->last_ts)) {
+		if (cpu->packet && !close_packet(iter, cpu, iter->last_ts, true)) {
 			return false;
 		}
 		if (!push(iter, bt_message_stream_end_create(iter->self, cpu->stream))) {

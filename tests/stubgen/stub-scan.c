@@ -22,8 +22,65 @@ struct scan_state {
 	/* uint64_t per CPU: last timestamp, and its line (0: none yet) */
 	GArray *last_ts;
 	GArray *last_line;
+	/* uint64_t per CPU: its event lines so far */
+	GArray *cpu_events;
 	uint64_t global_last_ts;
+	/* event and loss lines so far */
+	uint64_t lines;
 };
+
+static GArray *cpu_losses(struct stub_scan *scan, uint64_t cpu)
+{
+	if (cpu >= scan->losses->len) {
+		g_ptr_array_set_size(scan->losses, (guint) cpu + 1);
+	}
+	if (!g_ptr_array_index(scan->losses, cpu)) {
+		g_ptr_array_index(scan->losses, cpu) =
+			g_array_new(FALSE, FALSE, sizeof(struct stub_loss));
+	}
+	return g_ptr_array_index(scan->losses, cpu);
+}
+
+/* The CPU's last loss, when no event of the CPU followed it yet. */
+static struct stub_loss *open_loss(struct stub_scan *scan, uint64_t cpu)
+{
+	GArray *losses = cpu < scan->losses->len ? g_ptr_array_index(scan->losses, cpu) : NULL;
+	struct stub_loss *last;
+
+	if (!losses || losses->len == 0) {
+		return NULL;
+	}
+	last = &g_array_index(losses, struct stub_loss, losses->len - 1);
+	return last->next_event_ts == STUB_LOSS_AT_END ? last : NULL;
+}
+
+static void record_loss(struct scan_state *state, uint64_t cpu, uint64_t ts, uint64_t count)
+{
+	struct stub_loss *last = open_loss(state->scan, cpu);
+	struct stub_loss loss = {
+		.ordinal = g_array_index(state->cpu_events, uint64_t, cpu),
+		.count = count,
+		.line_ts = ts,
+		.next_event_ts = STUB_LOSS_AT_END,
+	};
+
+	if (last) {
+		/* Saturated: a count is a uint64_t in the CTF packet context too. */
+		last->count = last->count > UINT64_MAX - count ? UINT64_MAX : last->count + count;
+		return;
+	}
+	g_array_append_val(cpu_losses(state->scan, cpu), loss);
+}
+
+static void record_event(struct scan_state *state, uint64_t cpu, uint64_t ts)
+{
+	struct stub_loss *last = open_loss(state->scan, cpu);
+
+	if (last) {
+		last->next_event_ts = ts;
+	}
+	g_array_index(state->cpu_events, uint64_t, cpu)++;
+}
 
 static bool scan_directive(struct scan_state *state, const char *line, size_t len)
 {
@@ -33,7 +90,7 @@ static bool scan_directive(struct scan_state *state, const char *line, size_t le
 	if (stub_lexer_count(&state->lexer) == 0) {
 		return true;
 	}
-	if (state->scan->event_count > 0) {
+	if (state->lines > 0) {
 		g_string_printf(state->detail, "directive `%s` after an event line: "
 			"directives must all come before the first event line",
 			stub_lexer_token(&state->lexer, 0));
@@ -62,6 +119,7 @@ static bool scan_event(struct scan_state *state, const char *line, size_t len, u
 	if (cpu >= state->last_ts->len) {
 		g_array_set_size(state->last_ts, (guint) cpu + 1);
 		g_array_set_size(state->last_line, (guint) cpu + 1);
+		g_array_set_size(state->cpu_events, (guint) cpu + 1);
 	}
 	if (g_array_index(state->last_line, uint64_t, cpu) &&
 			ts < g_array_index(state->last_ts, uint64_t, cpu)) {
@@ -71,13 +129,20 @@ static bool scan_event(struct scan_state *state, const char *line, size_t len, u
 			g_array_index(state->last_line, uint64_t, cpu));
 		return false;
 	}
-	if (scan->event_count > 0 && ts < state->global_last_ts) {
+	if (state->lines > 0 && ts < state->global_last_ts) {
 		scan->globally_ordered = false;
 	}
+	state->lines++;
 	state->global_last_ts = MAX(state->global_last_ts, ts);
+	scan->last_ts = state->global_last_ts;
 	g_array_index(state->last_ts, uint64_t, cpu) = ts;
 	g_array_index(state->last_line, uint64_t, cpu) = line_no;
 	scan->cpus_seen = MAX(scan->cpus_seen, cpu + 1);
+	if (state->event.lost) {
+		record_loss(state, cpu, ts, state->event.lost);
+		return true;
+	}
+	record_event(state, cpu, ts);
 	scan->event_count++;
 	return true;
 }
@@ -114,6 +179,13 @@ static bool scan_lines(struct scan_state *state, FILE *file, GString *error)
 	return ok;
 }
 
+static void free_losses(gpointer data)
+{
+	if (data) {
+		g_array_free(data, TRUE);
+	}
+}
+
 bool stub_scan_file(const char *path, struct stub_scan *scan, GString *error)
 {
 	struct scan_state state = { .path = path, .scan = scan };
@@ -123,6 +195,7 @@ bool stub_scan_file(const char *path, struct stub_scan *scan, GString *error)
 	memset(scan, 0, sizeof(*scan));
 	stub_header_init(&scan->header, path);
 	scan->globally_ordered = true;
+	scan->losses = g_ptr_array_new_with_free_func(free_losses);
 	file = fopen(path, "r");
 	if (!file) {
 		g_string_printf(error, "%s: cannot open the stub file: %s", path, g_strerror(errno));
@@ -133,9 +206,11 @@ bool stub_scan_file(const char *path, struct stub_scan *scan, GString *error)
 	state.detail = g_string_new(NULL);
 	state.last_ts = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	state.last_line = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	state.cpu_events = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	ok = scan_lines(&state, file, error);
 	g_array_free(state.last_ts, TRUE);
 	g_array_free(state.last_line, TRUE);
+	g_array_free(state.cpu_events, TRUE);
 	g_string_free(state.detail, TRUE);
 	stub_event_line_fini(&state.event);
 	stub_lexer_fini(&state.lexer);
@@ -146,6 +221,16 @@ bool stub_scan_file(const char *path, struct stub_scan *scan, GString *error)
 void stub_scan_fini(struct stub_scan *scan)
 {
 	stub_header_fini(&scan->header);
+	if (scan->losses) {
+		g_ptr_array_free(scan->losses, TRUE);
+		scan->losses = NULL;
+	}
+}
+
+const GArray *stub_scan_losses(const struct stub_scan *scan, uint64_t cpu)
+{
+	return scan->losses && cpu < scan->losses->len ?
+		g_ptr_array_index(scan->losses, cpu) : NULL;
 }
 
 uint64_t stub_scan_stream_count(const struct stub_scan *scan)

@@ -53,12 +53,22 @@ static void on_warning(const char *kind, const char *machine, const char *messag
 	g_ptr_array_add(r->warnings, g_strdup_printf("%s:%s", kind, machine ? machine : ""));
 }
 
+static void on_losses(const struct vm_machine_losses *l, void *data)
+{
+	struct recorder *r = data;
+
+	g_ptr_array_add(r->loss_rows, g_strdup_printf("%s,%" PRIu64 ",%d,%" PRIu64
+		",%d,%" PRIu64 ",%" PRId64, l->machine, l->events, l->events_uncounted,
+		l->packets, l->packets_uncounted, l->gaps, l->affected_ns));
+}
+
 void recorder_init(struct recorder *r)
 {
 	struct vm_threads_callbacks cb = {
 		.thread_interval = on_thread,
 		.vcpu_interval = on_vcpu,
 		.exit_stat = on_exit_stat,
+		.machine_losses = on_losses,
 		.warning = on_warning,
 		.data = r,
 	};
@@ -67,6 +77,7 @@ void recorder_init(struct recorder *r)
 	r->vcpu_rows = g_ptr_array_new_with_free_func(g_free);
 	r->exit_rows = g_ptr_array_new_with_free_func(g_free);
 	r->warnings = g_ptr_array_new_with_free_func(g_free);
+	r->loss_rows = g_ptr_array_new_with_free_func(g_free);
 	r->threads = vm_threads_create(&cb);
 }
 
@@ -77,6 +88,7 @@ void recorder_clear(struct recorder *r)
 	g_ptr_array_unref(r->vcpu_rows);
 	g_ptr_array_unref(r->exit_rows);
 	g_ptr_array_unref(r->warnings);
+	g_ptr_array_unref(r->loss_rows);
 }
 
 static struct vm_event event(enum vm_event_kind kind, unsigned int machine, int64_t t,
@@ -186,6 +198,17 @@ void feed_other(struct recorder *r, unsigned int machine, int64_t t)
 {
 	struct vm_event ev = event(VM_EVENT_OTHER, machine, t, 0);
 
+	vm_threads_feed(r->threads, &ev);
+}
+
+void feed_loss(struct recorder *r, unsigned int machine, int64_t t, int64_t end,
+		int64_t cpu, int64_t count, int packets)
+{
+	struct vm_event ev = event(VM_EVENT_LOSS, machine, t, cpu);
+
+	ev.u.loss.end = T0 + end;
+	ev.u.loss.count = count;
+	ev.u.loss.packets = packets;
 	vm_threads_feed(r->threads, &ev);
 }
 

@@ -21,6 +21,7 @@ struct recorder {
 	GPtrArray *vcpu_rows;   /* "machine,vcpu,mode,begin,end,host_tid,pcpu,reason" */
 	GPtrArray *exit_rows;   /* "machine,vcpu,reason,isa,count,total,min,max" */
 	GPtrArray *warnings;    /* "kind:machine" */
+	GPtrArray *loss_rows;   /* "machine,events,uncounted,packets,uncounted,gaps,ns" */
 };
 
 void recorder_init(struct recorder *r);
@@ -46,6 +47,9 @@ void feed_vcpu_state(struct recorder *r, unsigned int machine, int64_t t,
 		const char *vm, int64_t vcpu, const char *mode, int64_t host_tid,
 		int64_t pcpu, int64_t reason);
 void feed_other(struct recorder *r, unsigned int machine, int64_t t);
+/* A located gap [t, end] of the stream of `cpu` (count -1: unknown). */
+void feed_loss(struct recorder *r, unsigned int machine, int64_t t, int64_t end,
+		int64_t cpu, int64_t count, int packets);
 
 /* Asserts that `rows` holds exactly `expected` (NULL-terminated), in any order. */
 void assert_rows(GPtrArray *rows, const char *const *expected);

@@ -274,6 +274,40 @@ START_TEST(full_disk_reported)
 }
 END_TEST
 
+/* A writer destroyed without a finish (the graph failed mid-way) still
+ * leaves a whole document with the events written so far. */
+START_TEST(destroyed_unfinished_is_closed)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct vm_writer *w;
+
+	ck_assert_ptr_nonnull(out);
+	w = vm_writer_create(VM_WRITER_CHROME, VM_WRITER_THREADS, out);
+	ck_assert_ptr_nonnull(w);
+	feed_threads(w);
+	vm_writer_destroy(w);
+	ck_assert_int_eq(fclose(out), 0);
+	ck_assert_int_eq(python_exit_status(buf), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\"name\":\"running\""));
+	ck_assert_ptr_nonnull(strstr(buf, "\"name\":\"blocked\""));
+	free(buf);
+}
+END_TEST
+
+/* A finished writer is closed once, not again at its destruction. */
+START_TEST(finished_is_closed_once)
+{
+	char *s = write_to_string(VM_WRITER_CHROME, VM_WRITER_THREADS, feed_nothing);
+	gchar **parts = g_strsplit(s, "displayTimeUnit", -1);
+
+	ck_assert_uint_eq(g_strv_length(parts), 2);
+	g_strfreev(parts);
+	free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("writer-chrome");
@@ -287,6 +321,8 @@ int main(void)
 	tcase_add_test(tc, awkward_names_stay_valid_json);
 	tcase_add_test(tc, shape_check_rejects_broken_output);
 	tcase_add_test(tc, full_disk_reported);
+	tcase_add_test(tc, destroyed_unfinished_is_closed);
+	tcase_add_test(tc, finished_is_closed_once);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -8,15 +8,16 @@
 
 /* Returns the true time of a new event and moves the clock past it. */
 uint64_t wl_sim_stamp(wl_sim *sim);
-void wl_host_emit(wl_sim *sim, int cpu, const char *name, const char *fields_format, ...)
+/* Each returns whether the event was recorded (not lost: loss.h). */
+bool wl_host_emit(wl_sim *sim, int cpu, const char *name, const char *fields_format, ...)
 	G_GNUC_PRINTF(4, 5);
-void wl_guest_emit(wl_sim *sim, wl_vcpu *vcpu, const char *name, const char *fields_format, ...)
+bool wl_guest_emit(wl_sim *sim, wl_vcpu *vcpu, const char *name, const char *fields_format, ...)
 	G_GNUC_PRINTF(4, 5);
 
 /* sched_switch on a stub, from the two threads' names. */
-void wl_emit_host_switch(wl_sim *sim, int cpu, const wl_host_thread *prev, int64_t prev_state,
+bool wl_emit_host_switch(wl_sim *sim, int cpu, const wl_host_thread *prev, int64_t prev_state,
 			 const wl_host_thread *next);
-void wl_emit_guest_switch(wl_sim *sim, wl_vcpu *vcpu, const wl_guest_thread *prev,
+bool wl_emit_guest_switch(wl_sim *sim, wl_vcpu *vcpu, const wl_guest_thread *prev,
 			  int64_t prev_state, const wl_guest_thread *next);
 
 #endif

@@ -1,5 +1,7 @@
 #include "guest-sched.h"
 
+#include "loss.h"
+
 #include "emit.h"
 #include "guest-irq.h"
 #include "guest-syscall.h"
@@ -113,17 +115,23 @@ static void wake_onto(wl_sim *sim, wl_vcpu *emitter, wl_guest_thread *thread, wl
 {
 	const char *first_event = new_task ? "sched_wakeup_new" : "sched_waking";
 
-	wl_guest_emit(sim, emitter, first_event, WAKE_FORMAT, thread->comm, thread->tid,
-		      KERNEL_PRIO, target->id);
+	bool recorded = wl_guest_emit(sim, emitter, first_event, WAKE_FORMAT, thread->comm,
+				      thread->tid, KERNEL_PRIO, target->id);
+
+	wl_loss_decided(sim, DECIDE_GUEST_WAKE, emitter->guest->index, emitter->id, recorded,
+			thread->tid, 0, 0);
 	/* Runnable from the first wake-up event on. */
 	thread->state = GT_RUNNABLE;
 	thread->vcpu = target->id;
 	thread->appeared = true;
 	g_queue_push_tail(&target->runq, thread);
 	wl_truth_thread_changed(sim, emitter->guest, thread);
-	if (!new_task)
-		wl_guest_emit(sim, emitter, "sched_wakeup", WAKE_FORMAT, thread->comm,
-			      thread->tid, KERNEL_PRIO, target->id);
+	if (!new_task) {
+		recorded = wl_guest_emit(sim, emitter, "sched_wakeup", WAKE_FORMAT, thread->comm,
+					 thread->tid, KERNEL_PRIO, target->id);
+		wl_loss_decided(sim, DECIDE_GUEST_WAKE, emitter->guest->index, emitter->id,
+				recorded, thread->tid, 0, 0);
+	}
 }
 
 static wl_guest_thread *new_thread(wl_guest *guest, const wl_guest_thread *parent)

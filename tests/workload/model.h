@@ -172,6 +172,7 @@ typedef struct wl_sim {
 	int next_host_tid;
 	const char *kvm_entry_name;
 	const char *kvm_exit_name;
+	struct wl_losses *losses; /* --loss-rate (loss.h), else NULL */
 } wl_sim;
 
 #endif

@@ -34,7 +34,32 @@ typedef struct raw_options {
 	gint64 offset_ns, drift_ppm, latency_ns, vmsync_ms, tcp_ms;
 	char *kvm_names;
 	char *guest_activity;
+	double loss_rate;
+	char *loss_ms;
 } raw_options;
+
+/* Beyond this a trace is more gaps than events. */
+#define MAX_LOSS_RATE 1000.0
+#define MAX_LOSS_MS 10000.0
+#define DEFAULT_LOSS_MS "0.1:2"
+
+/* MIN:MAX in ms (reals, 0 < MIN <= MAX <= MAX_LOSS_MS) into ns. */
+static bool parse_loss_ms(const char *text, uint64_t *min_ns, uint64_t *max_ns)
+{
+	char *end;
+	double lo = g_ascii_strtod(text, &end), hi = -1;
+
+	if (*end == ':')
+		hi = g_ascii_strtod(end + 1, &end);
+	if (*end != '\0' || !(lo > 0) || !(hi >= lo) || hi > MAX_LOSS_MS) {
+		fprintf(stderr, "vm-workload: --loss-ms must be MIN:MAX in ms with "
+			"0 < MIN <= MAX <= %g, not '%s'\n", MAX_LOSS_MS, text);
+		return false;
+	}
+	*min_ns = (uint64_t)(lo * NS_PER_MS + 0.5);
+	*max_ns = (uint64_t)(hi * NS_PER_MS + 0.5);
+	return *min_ns > 0;
+}
 
 static bool in_range(const char *name, gint64 value, gint64 lo, gint64 hi)
 {
@@ -65,6 +90,8 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 		{ "tcp-period-ms", 0, 0, G_OPTION_ARG_INT64, &raw->tcp_ms, "TCP message period per flow, 0 = none (default 2)", "Y" },
 		{ "kvm-names", 0, 0, G_OPTION_ARG_STRING, &raw->kvm_names, "kvm event names: old or x86 (default x86)", "old|x86" },
 		{ "guest-activity", 0, 0, G_OPTION_ARG_STRING, &raw->guest_activity, "Guest events: basic (scheduling only) or rich (plus interrupts, timers, idle, syscalls; default)", "basic|rich" },
+		{ "loss-rate", 0, 0, G_OPTION_ARG_DOUBLE, &raw->loss_rate, "Streams losing events, per second and machine (default 0: none)", "R" },
+		{ "loss-ms", 0, 0, G_OPTION_ARG_STRING, &raw->loss_ms, "Length of a loss, ms (default 0.1:2)", "MIN:MAX" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *context = g_option_context_new("- simulated KVM host and guests, as stub traces with ground truth");
@@ -100,6 +127,11 @@ static bool check_raw(const raw_options *raw)
 	    strcmp(raw->guest_activity, "rich") != 0) {
 		fprintf(stderr, "vm-workload: --guest-activity must be 'basic' or 'rich', not '%s'\n",
 			raw->guest_activity);
+		return false;
+	}
+	if (!(raw->loss_rate >= 0 && raw->loss_rate <= MAX_LOSS_RATE)) {
+		fprintf(stderr, "vm-workload: --loss-rate must be between 0 and %g, not %g\n",
+			MAX_LOSS_RATE, raw->loss_rate);
 		return false;
 	}
 	return in_range("seed", raw->seed, 0, G_MAXINT64) &&
@@ -140,6 +172,7 @@ static void fill(wl_options *opt, raw_options *raw, bool duration_given)
 	opt->tcp_period_ns = (uint64_t)(raw->tcp_ms * NS_PER_MS);
 	opt->kvm_x86_names = !raw->kvm_names || strcmp(raw->kvm_names, "x86") == 0;
 	opt->rich_guests = !raw->guest_activity || strcmp(raw->guest_activity, "rich") == 0;
+	opt->loss_rate = raw->loss_rate;
 }
 
 bool wl_options_parse(wl_options *opt, int argc, char **argv)
@@ -164,8 +197,12 @@ bool wl_options_parse(wl_options *opt, int argc, char **argv)
 		ok = false;
 	}
 	memset(opt, 0, sizeof(*opt));
-	if (ok)
+	if (ok) {
 		fill(opt, &raw, duration_given);
+		ok = parse_loss_ms(raw.loss_ms ? raw.loss_ms : DEFAULT_LOSS_MS, &opt->loss_min_ns,
+				   &opt->loss_max_ns);
+	}
+	g_free(raw.loss_ms);
 	g_free(raw.out);
 	g_free(raw.kvm_names);
 	g_free(raw.guest_activity);

@@ -29,6 +29,11 @@ typedef struct wl_options {
 	/* --guest-activity=rich (true): interrupts, timers, idle, syscalls in
 	 * the guests; basic: the output of the generator before them. */
 	bool rich_guests;
+	/* --loss-rate: streams losing events, per second and machine (0: none),
+	 * each loss a gap of loss_min_ns..loss_max_ns (loss.h). */
+	double loss_rate;
+	uint64_t loss_min_ns;
+	uint64_t loss_max_ns;
 } wl_options;
 
 /* Parses argv; on bad options prints why on stderr and returns false. */

@@ -5,6 +5,7 @@
 
 #include "guest-setup.h"
 #include "host-setup.h"
+#include "loss.h"
 #include "tcp.h"
 #include "vmsync.h"
 
@@ -25,6 +26,7 @@ bool wl_setup(wl_sim *sim)
 	wl_rng_seed(&sim->rng, sim->opt.seed);
 	sim->start_ns = EPOCH_BASE_NS + wl_rng_range(&sim->rng, 0, 86400 * NS_PER_S);
 	sim->now = sim->start_ns;
+	wl_loss_init(sim);
 	sim->kvm_entry_name = sim->opt.kvm_x86_names ? "kvm_x86_entry" : "kvm_entry";
 	sim->kvm_exit_name = sim->opt.kvm_x86_names ? "kvm_x86_exit" : "kvm_exit";
 	sim->guests = g_ptr_array_new_with_free_func(wl_guest_free);
@@ -45,6 +47,7 @@ bool wl_setup(wl_sim *sim)
 void wl_teardown(wl_sim *sim)
 {
 	wl_tcp_clear(sim);
+	wl_loss_clear(sim);
 	if (sim->guests)
 		g_ptr_array_unref(sim->guests);
 	if (sim->host_threads)

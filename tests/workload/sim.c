@@ -3,6 +3,7 @@
 #include "guest-irq.h"
 #include "guest-sched.h"
 #include "host-sched.h"
+#include "loss.h"
 #include "tcp.h"
 #include "truth.h"
 #include "vmsync.h"
@@ -127,6 +128,7 @@ void wl_sim_run(wl_sim *sim)
 void wl_sim_finish(wl_sim *sim)
 {
 	sim->now += QUIET_TAIL_NS;
+	wl_loss_finish(sim);
 	wl_tcp_final_send(sim);
 
 	uint64_t end = sim->last_event_ns;

@@ -67,6 +67,14 @@ void wl_stub_event(wl_stub *stub, uint64_t machine_ns, int cpu, const char *name
 	va_end(args);
 }
 
+void wl_stub_loss(wl_stub *stub, uint64_t machine_ns, int cpu, uint64_t count)
+{
+	g_assert(machine_ns >= stub->clock_offset_ns);
+	if (fprintf(stub->file, "%" PRIu64 " %d !lost %" PRIu64 "\n",
+		    machine_ns - stub->clock_offset_ns, cpu, count) < 0)
+		stub->write_failed = true;
+}
+
 bool wl_stub_close(wl_stub *stub)
 {
 	bool ok = !stub->write_failed;

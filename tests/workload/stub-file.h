@@ -36,6 +36,8 @@ void wl_stub_event(wl_stub *stub, uint64_t machine_ns, int cpu, const char *name
 		   const char *fields_format, ...) G_GNUC_PRINTF(5, 6);
 void wl_stub_vevent(wl_stub *stub, uint64_t machine_ns, int cpu, const char *name,
 		    const char *fields_format, va_list args) G_GNUC_PRINTF(5, 0);
+/* Writes a loss line "cycles cpu !lost COUNT" (not counted as an event). */
+void wl_stub_loss(wl_stub *stub, uint64_t machine_ns, int cpu, uint64_t count);
 /* Flushes and closes; false (and a message) when any write failed. */
 bool wl_stub_close(wl_stub *stub);
 /* Releases everything (closing the file first if still open). */

@@ -4,6 +4,7 @@
 #include <float.h>
 #include <string.h>
 
+#include "loss-truth.h"
 #include "truth.h"
 
 static const char *const thread_state_names[] = {
@@ -173,6 +174,10 @@ bool wl_truth_write(wl_sim *sim)
 	if (!ok)
 		fprintf(stderr, "vm-workload: cannot create %s: %s\n", dir, strerror(errno));
 	g_free(dir);
+	/* Only with --loss-rate: other outputs stay as they were. */
+	if (ok && sim->losses)
+		ok = write_csv(sim, "losses.csv", LOSSES_CSV_HEADER, wl_loss_losses_body) &&
+		     write_csv(sim, "affected.csv", AFFECTED_CSV_HEADER, wl_loss_affected_body);
 	return ok &&
 	       write_csv(sim, "timemap.csv", "machine,slope,offset_ns", timemap_body) &&
 	       write_csv(sim, "machines.csv", "machine,role,hostname,clock_uuid,vm_uid,qemu_pid,host_pid",

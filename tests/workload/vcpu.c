@@ -1,5 +1,7 @@
 #include "vcpu.h"
 
+#include "loss.h"
+
 #include "emit.h"
 #include "guest-irq.h"
 #include "guest-sched.h"
@@ -44,9 +46,12 @@ static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t rea
 	unsigned info1 = (unsigned)(wl_rng_next(&sim->rng) & 0xfff);
 
 	g_assert(info);
-	wl_host_emit(sim, cpu->id, sim->kvm_exit_name,
-		     "exit_reason=%u guest_rip=0x%" G_GINT64_MODIFIER "x isa=1 info1=0x%x info2=0x%x",
-		     reason, guest_rip, info1, 0u);
+	bool recorded = wl_host_emit(sim, cpu->id, sim->kvm_exit_name,
+				     "exit_reason=%u guest_rip=0x%" G_GINT64_MODIFIER
+				     "x isa=1 info1=0x%x info2=0x%x", reason, guest_rip, info1, 0u);
+
+	wl_loss_decided(sim, DECIDE_KVM_EXIT, vcpu->guest->index, cpu->id, recorded,
+			vcpu->thread->tid, vcpu->id, (int)reason);
 	wl_guest_exited(sim, vcpu);
 	vcpu->mode = MODE_HYPERVISOR;
 	vcpu->known = true;
@@ -68,7 +73,10 @@ static void vcpu_enter(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 	wl_vmsync_send_reply(sim, vcpu, cpu->id);
 	bool after_hlt = vcpu->reason == EXIT_HLT;
 
-	wl_host_emit(sim, cpu->id, sim->kvm_entry_name, "vcpu_id=%d", vcpu->id);
+	bool recorded = wl_host_emit(sim, cpu->id, sim->kvm_entry_name, "vcpu_id=%d", vcpu->id);
+
+	wl_loss_decided(sim, DECIDE_KVM_ENTRY, vcpu->guest->index, cpu->id, recorded,
+			vcpu->thread->tid, vcpu->id, 0);
 	if (vcpu->exit_open)
 		wl_truth_exit_done(vcpu, vcpu->reason, sim->last_event_ns - vcpu->exit_begin_ns);
 	vcpu->exit_open = false;

@@ -1,0 +1,322 @@
+#include <glib.h>
+
+#include "common/address-hash.h"
+#include "event.h"
+#include "stream-losses.h"
+
+/* What is known of one upstream stream. */
+struct stream_info {
+	const bt_stream *stream;   /* a reference is held: its address stays its own */
+	int64_t cpu;               /* cpu_id of its latest packet, VM_FIELD_MISSING */
+	bool has_time;
+	int64_t last_ts;           /* time of its latest message that had one */
+	bool gap_seen;
+};
+
+#define INFO_CACHE_BITS 6
+#define INFO_CACHE_SIZE (1 << INFO_CACHE_BITS)
+
+struct stream_losses {
+	stream_losses_message_cb message;
+	stream_losses_gap_cb gap;
+	void *data;
+	struct vm_gap_locator *locator;
+	GHashTable *streams;       /* const bt_stream * -> struct stream_info */
+	/* Direct-mapped, in front of `streams`: every message looks one up. */
+	struct stream_info *cache[INFO_CACHE_SIZE];
+	/* The latest time pushed: pushes never go back in time. */
+	bool has_now;
+	int64_t now;
+	/* Being destroyed: what the locator still releases is only dropped. */
+	bool closing;
+	/*
+	 * The message being pushed and its own time, if it has one. The
+	 * caller holds a reference on it during the push: one of ours is
+	 * taken only if the locator keeps it (`pushing_released` false).
+	 */
+	const bt_message *pushing;
+	bool pushing_has_ts;
+	int64_t pushing_ts;
+	bool pushing_released;
+};
+
+static void on_release(void *cookie, void *data)
+{
+	struct stream_losses *losses = data;
+	const bt_message *msg = cookie;
+
+	if (msg == losses->pushing) {
+		/* Straight through: no reference of ours was taken. */
+		losses->pushing_released = true;
+		losses->message(msg, losses->pushing_has_ts ? &losses->pushing_ts : NULL,
+			losses->data);
+		return;
+	}
+	if (!losses->closing)
+		losses->message(msg, NULL, losses->data);
+	bt_message_put_ref(msg);
+}
+
+static void on_gap(const struct vm_gap *gap, void *data)
+{
+	struct stream_losses *losses = data;
+	struct stream_info *info = g_hash_table_lookup(losses->streams,
+		(gconstpointer) (uintptr_t) gap->stream);
+	bool first;
+
+	if (losses->closing || !info)
+		return;
+	first = !info->gap_seen;
+	info->gap_seen = true;
+	losses->gap(info->stream, info->cpu, gap, first, losses->data);
+}
+
+static void info_destroy(gpointer data)
+{
+	struct stream_info *info = data;
+
+	bt_stream_put_ref(info->stream);
+	g_free(info);
+}
+
+struct stream_losses *stream_losses_create(stream_losses_message_cb message,
+		stream_losses_gap_cb gap, void *data)
+{
+	struct stream_losses *losses = g_new0(struct stream_losses, 1);
+	struct vm_gap_locator_callbacks cb = {
+		.release = on_release,
+		.gap = on_gap,
+		.data = losses,
+	};
+
+	losses->message = message;
+	losses->gap = gap;
+	losses->data = data;
+	losses->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+		info_destroy);
+	/* Default limits: 65536 messages, 10 ms of trace time. */
+	losses->locator = vm_gap_locator_create(&cb, 0, 0);
+	return losses;
+}
+
+void stream_losses_destroy(struct stream_losses *losses)
+{
+	if (!losses)
+		return;
+	losses->closing = true;
+	vm_gap_locator_destroy(losses->locator);
+	g_hash_table_destroy(losses->streams);
+	g_free(losses);
+}
+
+static struct stream_info *info_of(struct stream_losses *losses, const bt_stream *stream)
+{
+	struct stream_info **cached = &losses->cache[vm_address_hash(stream, INFO_CACHE_BITS)];
+	struct stream_info *info;
+
+	if (*cached && (*cached)->stream == stream)
+		return *cached;
+	info = g_hash_table_lookup(losses->streams, stream);
+	if (!info) {
+		info = g_new0(struct stream_info, 1);
+		info->stream = stream;
+		bt_stream_get_ref(stream);
+		info->cpu = VM_FIELD_MISSING;
+		g_hash_table_insert(losses->streams, (gpointer) stream, info);
+	}
+	*cached = info;
+	return info;
+}
+
+/* ns from origin; false without a snapshot or when it overflows. */
+static bool snapshot_ns(const bt_clock_snapshot *snapshot, int64_t *ns)
+{
+	if (!snapshot)
+		return false;
+	if (bt_clock_snapshot_get_ns_from_origin(snapshot, ns) ==
+			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		return true;
+	/* The library's cause must not stay: the time is just not known. */
+	bt_current_thread_clear_error();
+	return false;
+}
+
+static const bt_stream *message_stream(const bt_message *msg)
+{
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg));
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(msg));
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return bt_packet_borrow_stream_const(
+			bt_message_packet_end_borrow_packet_const(msg));
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		return bt_message_stream_beginning_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_STREAM_END:
+		return bt_message_stream_end_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return bt_message_discarded_events_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return bt_message_discarded_packets_borrow_stream_const(msg);
+	default:
+		return NULL;
+	}
+}
+
+static const bt_clock_snapshot *stream_boundary_snapshot(const bt_message *msg)
+{
+	const bt_clock_snapshot *snapshot = NULL;
+	bt_message_stream_clock_snapshot_state state;
+
+	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_BEGINNING)
+		state = bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg,
+			&snapshot);
+	else
+		state = bt_message_stream_end_borrow_default_clock_snapshot_const(msg,
+			&snapshot);
+	return state == BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? snapshot : NULL;
+}
+
+/* The message's own time, as the muxer orders it; false when it has none. */
+static bool message_time(const bt_message *msg, const bt_stream *stream, int64_t *ts)
+{
+	const bt_stream_class *sc = stream ? bt_stream_borrow_class_const(stream) : NULL;
+	const bt_clock_snapshot *snapshot = NULL;
+
+	if (sc && !bt_stream_class_borrow_default_clock_class_const(sc))
+		return false;
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		snapshot = bt_message_event_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
+			snapshot = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc))
+			snapshot = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+	case BT_MESSAGE_TYPE_STREAM_END:
+		snapshot = stream_boundary_snapshot(msg);
+		break;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		snapshot = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+		break;
+	default:
+		break;
+	}
+	return snapshot_ns(snapshot, ts);
+}
+
+/* The packet context's `cpu_id`, read as the event decoder reads it. */
+static int64_t packet_cpu_id(const bt_packet *packet)
+{
+	const bt_field *context = bt_packet_borrow_context_field_const(packet);
+	const bt_field *field;
+	bt_field_class_type type;
+
+	if (!context)
+		return VM_FIELD_MISSING;
+	field = bt_field_structure_borrow_member_field_by_name_const(context, "cpu_id");
+	if (!field)
+		return VM_FIELD_MISSING;
+	type = bt_field_get_class_type(field);
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return bt_field_integer_signed_get_value(field);
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+		uint64_t value = bt_field_integer_unsigned_get_value(field);
+
+		return value > INT64_MAX ? VM_FIELD_MISSING : (int64_t) value;
+	}
+	return VM_FIELD_MISSING;
+}
+
+/* Time of a message that had none: the time reached, or `fallback` first. */
+static int64_t current_time(const struct stream_losses *losses, int64_t fallback)
+{
+	return losses->has_now ? losses->now : fallback;
+}
+
+static void push_discarded(struct stream_losses *losses, const bt_message *msg,
+		struct stream_info *info)
+{
+	bool events = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_EVENTS;
+	const bt_stream_class *sc = bt_stream_borrow_class_const(info->stream);
+	bool timed = events ? bt_stream_class_discarded_events_have_default_clock_snapshots(sc) :
+		bt_stream_class_discarded_packets_have_default_clock_snapshots(sc);
+	int64_t begin, end;
+	uint64_t count;
+	bt_property_availability has_count = events ?
+		bt_message_discarded_events_get_count(msg, &count) :
+		bt_message_discarded_packets_get_count(msg, &count);
+
+	if (!timed || !snapshot_ns(events ?
+			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) :
+			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg),
+			&begin) || !snapshot_ns(events ?
+			bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg) :
+			bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg),
+			&end)) {
+		/* No times: the neighbouring ones known now (see the header). */
+		end = current_time(losses, 0);
+		begin = info->has_time ? info->last_ts : end;
+	}
+	if (has_count != BT_PROPERTY_AVAILABILITY_AVAILABLE || count > INT64_MAX)
+		count = UINT64_MAX;
+	vm_gap_locator_push_loss(losses->locator, (uint64_t) (uintptr_t) info->stream,
+		begin, end, count == UINT64_MAX ? -1 : (int64_t) count, !events, (void *) msg);
+}
+
+/* The locator kept the message pushed: it needs a reference of its own. */
+static void end_push(struct stream_losses *losses, const bt_message *msg)
+{
+	if (!losses->pushing_released)
+		bt_message_get_ref(msg);
+	losses->pushing = NULL;
+}
+
+void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
+{
+	const bt_stream *stream = message_stream(msg);
+	struct stream_info *info = stream ? info_of(losses, stream) : NULL;
+	bt_message_type type = bt_message_get_type(msg);
+	int64_t ts = 0;
+	bool has_time;
+
+	losses->pushing = msg;
+	losses->pushing_released = false;
+	losses->pushing_has_ts = false;
+	if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
+			type == BT_MESSAGE_TYPE_DISCARDED_PACKETS) {
+		push_discarded(losses, msg, info);
+		end_push(losses, msg);
+		return;
+	}
+	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
+		info->cpu = packet_cpu_id(bt_message_packet_beginning_borrow_packet_const(msg));
+	has_time = message_time(msg, stream, &ts);
+	if (has_time && info) {
+		info->has_time = true;
+		info->last_ts = ts;
+	}
+	/* Out-of-order or timeless messages keep the time reached. */
+	if (has_time && (!losses->has_now || ts > losses->now)) {
+		losses->now = ts;
+		losses->has_now = true;
+	}
+	losses->pushing_has_ts = has_time;
+	losses->pushing_ts = ts;
+	vm_gap_locator_push(losses->locator, stream ? (uint64_t) (uintptr_t) stream :
+		UINT64_MAX, current_time(losses, 0), type == BT_MESSAGE_TYPE_EVENT,
+		(void *) msg);
+	end_push(losses, msg);
+}
+
+void stream_losses_flush(struct stream_losses *losses)
+{
+	vm_gap_locator_flush(losses->locator);
+}
