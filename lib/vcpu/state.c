@@ -109,6 +109,10 @@ static void record_change(struct held_input *at, struct vcpu_thread *thread,
 
 	if (thread->awaiting_vm && at->seq < thread->hold_from_seq)
 		thread->hold_from_seq = at->seq;
+	if (!thread->last_change || at->seq >= thread->last_change_seq) {
+		thread->last_change = at;
+		thread->last_change_seq = at->seq;
+	}
 	held_input_add_change(at, &change);
 }
 
@@ -414,11 +418,58 @@ static void process_loss(struct vm_vcpu_tracker *tracker, struct held_input *inp
 	if (cpu->current_known && cpu->current_tid > 0 &&
 			is_host(tracker, event->machine))
 		lose_track(input, find_thread(tracker, cpu->current_tid));
+	/* A second loss before the next switch: the first one's start stays. */
+	if (!cpu->loss_input || !lookahead_holds(tracker, cpu->loss_seq)) {
+		if (!cpu->loss_input)
+			tracker->loss_pins++;
+		cpu->loss_input = input;
+		cpu->loss_seq = input->seq;
+		cpu->loss_tid = cpu->current_known ? cpu->current_tid : -1;
+	}
 	cpu->current_known = false;
 	cpu->lost = true;
 	cpu->current_tid = -1;
 	cpu->switch_in = NULL;
 	unwatch(tracker, cpu);
+}
+
+void state_unpin_loss(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu)
+{
+	if (!cpu->loss_input)
+		return;
+	cpu->loss_input = NULL;
+	tracker->loss_pins--;
+}
+
+/*
+ * The first sched_switch after a loss: its prev_tid ran on the CPU during
+ * the gap. A vCPU thread believed elsewhere (blocked, preempted, on
+ * another CPU) then did what the lost events said, unseen: its vCPU is
+ * unknown from the gap's start (or from its own last change, if later),
+ * placed there while the look-ahead still holds the loss, else at this
+ * switch. So no exit is measured across the gap either.
+ */
+static void resolve_loss(struct vm_vcpu_tracker *tracker, struct held_input *input,
+		struct machine_cpu *cpu, int64_t prev_tid)
+{
+	struct held_input *at = cpu->loss_input &&
+		lookahead_holds(tracker, cpu->loss_seq) ? cpu->loss_input : NULL;
+	int64_t loss_tid = cpu->loss_tid;
+	struct vcpu_thread *thread;
+
+	state_unpin_loss(tracker, cpu);
+	if (prev_tid <= 0 || prev_tid == loss_tid ||
+			!is_host(tracker, input->event.machine))
+		return;
+	thread = find_thread(tracker, prev_tid);
+	if (!thread || thread->ended)
+		return;
+	if (!at)
+		at = input;
+	else if (thread->last_change && thread->last_change_seq > at->seq &&
+			lookahead_holds(tracker, thread->last_change_seq))
+		at = thread->last_change;
+	lose_track(at, thread);
 }
 
 static void process_switch(struct vm_vcpu_tracker *tracker,
@@ -439,6 +490,8 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 	if (event->u.sched_switch.prev_state == VM_FIELD_MISSING)
 		warn_missing(tracker, event, "prev_state in sched_switch");
 	cpu = get_cpu(tracker, event->machine, event->cpu);
+	if (cpu->lost)
+		resolve_loss(tracker, input, cpu, event->u.sched_switch.prev_tid);
 	if (!cpu->current_known) {
 		/*
 		 * The CPU ran prev_tid since the beginning of the trace, or

@@ -363,6 +363,97 @@ START_TEST(loss_while_vm_unknown)
 }
 END_TEST
 
+/*
+ * A vCPU thread blocked elsewhere is the prev_tid of the first sched_switch
+ * after a loss: it ran there during the gap, unseen (its exit ended, say),
+ * so its vCPU is unknown from the gap's start until that switch.
+ */
+START_TEST(thread_ran_during_gap)
+{
+	struct harness *h = new_harness();
+	const struct vm_event events[] = {
+		ev_switch(HOST, 10, 0, 1, S_RUNNING, 31),
+		ev_entry(HOST, 20, 0, 0),
+		ev_exit(HOST, 25, 0, 12),
+		ev_switch(HOST, 30, 0, 31, S_SLEEPING, 0),
+		ev_switch(HOST, 35, 1, 2, S_RUNNING, 0),
+		ev_loss(HOST, 40, 1, 50, 9),
+		ev_entry(HOST, 55, 1, 0),
+		ev_switch(HOST, 60, 1, 31, S_RUNNING, 0),
+		ev_switch(HOST, 70, 0, 0, S_RUNNING, 31),
+		ev_entry(HOST, 75, 0, 0),
+		ev_switch(GUEST1, 90, 0, 7, S_RUNNING, 8),
+	};
+	static const struct expected_change vcpu0[] = {
+		{ "hypervisor", 10, 31, 0, -1 },
+		{ "guest", 20, 31, 0, -1 },
+		{ "hypervisor", 25, 31, 0, 12 },
+		{ "blocked", 30, 31, -1, 12 },
+		{ "unknown", 40, 31, -1, -1 },
+		{ "preempted", 60, 31, -1, -1 },
+		{ "hypervisor", 70, 31, 0, -1 },
+		{ "guest", 75, 31, 0, -1 },
+	};
+	static const struct expected_interval known[] = {
+		{ "hypervisor", 10, 20, -1 },
+		{ "guest", 20, 25, -1 },
+		{ "hypervisor", 25, 30, 12 },
+		{ "blocked", 30, 40, 12 },
+		{ "preempted", 60, 70, -1 },
+		{ "hypervisor", 70, 75, -1 },
+		{ "guest", 75, 90, -1 },
+	};
+
+	push_all(h, events, G_N_ELEMENTS(events));
+	check_changes(h, 0, vcpu0, G_N_ELEMENTS(vcpu0));
+	harness_check_intervals(h, GUEST1, 0, known, G_N_ELEMENTS(known));
+	harness_free(h);
+}
+END_TEST
+
+/*
+ * The same past the look-ahead's limits: the loss has left, the unknown
+ * change comes at the switch that reveals it (an instant, but the vCPU's
+ * open exit ends there, unmeasured).
+ */
+START_TEST(thread_ran_during_gap_past_limits)
+{
+	const struct vm_vcpu_limits limits = { 10, 1000, 1, 1 };
+	struct harness *h = harness_new(NULL, &limits);
+	const struct vm_event dumps[] = {
+		ev_statedump(HOST, 0, 31, 30),
+	};
+	const struct vm_event events[] = {
+		ev_switch(HOST, 10, 0, 1, S_RUNNING, 31),
+		ev_entry(HOST, 20, 0, 0),
+		ev_exit(HOST, 25, 0, 12),
+		ev_switch(HOST, 30, 0, 31, S_SLEEPING, 0),
+		ev_switch(HOST, 35, 1, 2, S_RUNNING, 0),
+		ev_loss(HOST, 40, 1, 50, 9),
+		ev_switch(HOST, 45, 0, 0, S_RUNNING, 0),
+		ev_switch(HOST, 52, 0, 0, S_RUNNING, 0),
+		ev_switch(HOST, 60, 1, 31, S_RUNNING, 0),
+		ev_switch(GUEST1, 90, 0, 7, S_RUNNING, 8),
+	};
+	static const struct expected_change vcpu0[] = {
+		{ "hypervisor", 10, 31, 0, -1 },
+		{ "guest", 20, 31, 0, -1 },
+		{ "hypervisor", 25, 31, 0, 12 },
+		{ "blocked", 30, 31, -1, 12 },
+		{ "unknown", 60, 31, -1, -1 },
+		{ "preempted", 60, 31, -1, -1 },
+	};
+
+	vm_vcpu_tracker_add_machine(h->tracker, HOST);
+	vm_vcpu_tracker_add_machine(h->tracker, GUEST1);
+	h->model->cls->set_vm_pid(h->model->data, GUEST1, 30);
+	harness_push(h, &dumps[0]);
+	push_all(h, events, G_N_ELEMENTS(events));
+	check_changes(h, 0, vcpu0, G_N_ELEMENTS(vcpu0));
+	harness_free(h);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vcpu-loss");
@@ -378,6 +469,8 @@ int main(void)
 	tcase_add_test(loss, loss_before_any_state);
 	tcase_add_test(loss, losses_without_vcpu_change);
 	tcase_add_test(loss, loss_while_vm_unknown);
+	tcase_add_test(loss, thread_ran_during_gap);
+	tcase_add_test(loss, thread_ran_during_gap_past_limits);
 	suite_add_tcase(s, loss);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
