@@ -1,6 +1,7 @@
 /*
  * The bounded look-ahead. Each awaited answer pins the oldest input it
- * governs: an input parked until its CPU's thread is known, the first
+ * governs: an input parked until its CPU's thread is known, a loss until
+ * its CPU's next sched_switch tells who ran there during the gap, the first
  * change of a vCPU thread whose VM (or number) is not known, the switch-in
  * of a thread that may still turn out to be a vCPU thread. Inputs older
  * than every pin leave the queue; the others stay unless the queue spans
@@ -242,6 +243,23 @@ static uint64_t parked_barrier(struct vm_vcpu_tracker *tracker)
 	return barrier;
 }
 
+/* The oldest loss kept until its CPU's next sched_switch. */
+static uint64_t loss_barrier(struct vm_vcpu_tracker *tracker)
+{
+	uint64_t barrier = UINT64_MAX;
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, tracker->cpus);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct machine_cpu *cpu = value;
+
+		if (cpu->loss_input)
+			barrier = min_seq(barrier, cpu->loss_seq);
+	}
+	return barrier;
+}
+
 /*
  * Inputs older than the barrier can leave: nothing that may still be
  * learnt changes what is reported with them.
@@ -255,6 +273,8 @@ static uint64_t hold_barrier(struct vm_vcpu_tracker *tracker)
 		barrier = min_seq(barrier, parked_barrier(tracker));
 	if (g_hash_table_size(tracker->unmapped) > 0)
 		barrier = min_seq(barrier, unmapped_barrier(tracker));
+	if (tracker->loss_pins > 0)
+		barrier = min_seq(barrier, loss_barrier(tracker));
 	return barrier;
 }
 
@@ -361,8 +381,21 @@ static void forget_switch_ins(struct vm_vcpu_tracker *tracker)
 	switch_in_cache_invalidate(tracker);
 }
 
+/* Losses whose CPU has no sched_switch yet: their switch will not reach back. */
+static void give_up_losses(struct vm_vcpu_tracker *tracker)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, tracker->cpus);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		state_unpin_loss(tracker, value);
+}
+
 static void give_up(struct vm_vcpu_tracker *tracker)
 {
+	if (tracker->loss_pins > 0)
+		give_up_losses(tracker);
 	if (tracker->parked_count > 0)
 		give_up_parked(tracker);
 	give_up_unmapped(tracker);
@@ -387,6 +420,8 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 	if (everything) {
 		report_no_host(tracker, "in the whole input");
 		give_up_parked(tracker);
+		if (tracker->loss_pins > 0)
+			give_up_losses(tracker);
 		/* Releases switch-ins younger than the barrier. */
 		switch_in_cache_invalidate(tracker);
 	} else if (!tracker->no_host_reported && tracker->first_ts != INT64_MIN &&

@@ -14,6 +14,11 @@
  * input that switched it in is still held then, it is `hypervisor` since
  * that switch. Guest events never change a mode: a guest's view says
  * nothing of the host.
+ *
+ * Lost events on a host CPU (VM_EVENT_LOSS) make the vCPU whose thread was
+ * current there `unknown`, and the CPU's current thread unknown until its
+ * next sched_switch; a sched_switch whose prev_tid contradicts the thread
+ * believed current is trusted the same way.
  */
 
 #include <inttypes.h>
@@ -104,6 +109,10 @@ static void record_change(struct held_input *at, struct vcpu_thread *thread,
 
 	if (thread->awaiting_vm && at->seq < thread->hold_from_seq)
 		thread->hold_from_seq = at->seq;
+	if (!thread->last_change || at->seq >= thread->last_change_seq) {
+		thread->last_change = at;
+		thread->last_change_seq = at->seq;
+	}
 	held_input_add_change(at, &change);
 }
 
@@ -336,6 +345,133 @@ static void process_parked(struct vm_vcpu_tracker *tracker,
 	}
 }
 
+/*
+ * The vCPU of `thread`, which was on `cpu`, is no longer known to be
+ * anywhere: `unknown` from `at` on, until its thread is seen again.
+ */
+static void lose_track(struct held_input *at, struct vcpu_thread *thread)
+{
+	if (!thread || thread->ended)
+		return;
+	set_mode(at, thread, VM_VCPU_UNKNOWN, -1, -1, false);
+}
+
+/*
+ * A sched_switch whose prev_tid is not the thread believed current: events
+ * were lost unnoticed, or the trace is odd. The switch is what the trace
+ * says, so it is trusted: the thread believed current left the CPU at some
+ * unknown time before (it is switched in right away if it is next_tid).
+ */
+static void contradicted(struct vm_vcpu_tracker *tracker,
+		struct held_input *input, const struct machine_cpu *cpu,
+		int64_t prev_tid, int64_t next_tid)
+{
+	unsigned int machine = input->event.machine;
+
+	if (!is_host(tracker, machine))
+		return;
+	vcpu_warn(tracker, VM_VCPU_WARN_CONTRADICTION, machine,
+		"A sched_switch on CPU %" PRId64 " at %" PRId64 " ns switches "
+		"out thread %" PRId64 ", but thread %" PRId64 " was believed to "
+		"run there (events lost without a discarded-events record, or "
+		"an odd trace): the sched_switch is trusted, and the vCPU of "
+		"the thread believed current, if any, is unknown until its "
+		"thread is seen again.", cpu->cpu, input->event.ts, prev_tid,
+		cpu->current_tid);
+	if (cpu->current_tid > 0 && cpu->current_tid != next_tid)
+		lose_track(input, find_thread(tracker, cpu->current_tid));
+}
+
+/* The CPU no longer watches its switch-in (see watch_switch_in()). */
+static void unwatch(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu)
+{
+	if (!cpu->watched)
+		return;
+	cpu->watched = false;
+	g_hash_table_remove(tracker->recent_switch_ins, cpu);
+	switch_in_cache_invalidate(tracker);
+}
+
+/*
+ * Events of the CPU were lost from the gap's start (SPEC "Lost events"):
+ * which thread runs there is unknown until the CPU's next sched_switch.
+ * The vCPU whose thread was current becomes `unknown`. Inputs parked until
+ * the CPU's first sched_switch can no longer be attributed: that switch,
+ * after the gap, says nothing of the time before it.
+ */
+static void process_loss(struct vm_vcpu_tracker *tracker, struct held_input *input)
+{
+	const struct vm_event *event = &input->event;
+	struct machine_cpu *cpu;
+	struct held_input *parked;
+
+	if (event->cpu == VM_FIELD_MISSING) {
+		warn_missing(tracker, event, "the CPU of a stream that lost events "
+			"(packet context cpu_id)");
+		return;
+	}
+	cpu = get_cpu(tracker, event->machine, event->cpu);
+	while ((parked = g_queue_pop_head(cpu->parked))) {
+		tracker->parked_count--;
+		learn(tracker, &parked->event, -1);
+	}
+	if (cpu->current_known && cpu->current_tid > 0 &&
+			is_host(tracker, event->machine))
+		lose_track(input, find_thread(tracker, cpu->current_tid));
+	/* A second loss before the next switch: the first one's start stays. */
+	if (!cpu->loss_input || !lookahead_holds(tracker, cpu->loss_seq)) {
+		if (!cpu->loss_input)
+			tracker->loss_pins++;
+		cpu->loss_input = input;
+		cpu->loss_seq = input->seq;
+		cpu->loss_tid = cpu->current_known ? cpu->current_tid : -1;
+	}
+	cpu->current_known = false;
+	cpu->lost = true;
+	cpu->current_tid = -1;
+	cpu->switch_in = NULL;
+	unwatch(tracker, cpu);
+}
+
+void state_unpin_loss(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu)
+{
+	if (!cpu->loss_input)
+		return;
+	cpu->loss_input = NULL;
+	tracker->loss_pins--;
+}
+
+/*
+ * The first sched_switch after a loss: its prev_tid ran on the CPU during
+ * the gap. A vCPU thread believed elsewhere (blocked, preempted, on
+ * another CPU) then did what the lost events said, unseen: its vCPU is
+ * unknown from the gap's start (or from its own last change, if later),
+ * placed there while the look-ahead still holds the loss, else at this
+ * switch. So no exit is measured across the gap either.
+ */
+static void resolve_loss(struct vm_vcpu_tracker *tracker, struct held_input *input,
+		struct machine_cpu *cpu, int64_t prev_tid)
+{
+	struct held_input *at = cpu->loss_input &&
+		lookahead_holds(tracker, cpu->loss_seq) ? cpu->loss_input : NULL;
+	int64_t loss_tid = cpu->loss_tid;
+	struct vcpu_thread *thread;
+
+	state_unpin_loss(tracker, cpu);
+	if (prev_tid <= 0 || prev_tid == loss_tid ||
+			!is_host(tracker, input->event.machine))
+		return;
+	thread = find_thread(tracker, prev_tid);
+	if (!thread || thread->ended)
+		return;
+	if (!at)
+		at = input;
+	else if (thread->last_change && thread->last_change_seq > at->seq &&
+			lookahead_holds(tracker, thread->last_change_seq))
+		at = thread->last_change;
+	lose_track(at, thread);
+}
+
 static void process_switch(struct vm_vcpu_tracker *tracker,
 		struct held_input *input)
 {
@@ -354,11 +490,20 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 	if (event->u.sched_switch.prev_state == VM_FIELD_MISSING)
 		warn_missing(tracker, event, "prev_state in sched_switch");
 	cpu = get_cpu(tracker, event->machine, event->cpu);
+	if (cpu->lost)
+		resolve_loss(tracker, input, cpu, event->u.sched_switch.prev_tid);
 	if (!cpu->current_known) {
-		/* The CPU ran prev_tid since the beginning of the trace. */
+		/*
+		 * The CPU ran prev_tid since the beginning of the trace, or
+		 * since it lost events (then nothing is parked).
+		 */
 		cpu->current_known = true;
+		cpu->lost = false;
 		cpu->current_tid = event->u.sched_switch.prev_tid;
 		process_parked(tracker, cpu);
+	} else if (cpu->current_tid != event->u.sched_switch.prev_tid) {
+		contradicted(tracker, input, cpu, event->u.sched_switch.prev_tid,
+			event->u.sched_switch.next_tid);
 	}
 	if (is_host(tracker, event->machine)) {
 		switch_out(tracker, input, event->u.sched_switch.prev_tid,
@@ -412,6 +557,11 @@ static void process_threaded(struct vm_vcpu_tracker *tracker,
 		return;
 	}
 	cpu = get_cpu(tracker, input->event.machine, input->event.cpu);
+	if (cpu->lost) {
+		/* Since a loss: neither attributed nor learnt from. */
+		learn(tracker, &input->event, -1);
+		return;
+	}
 	if (!cpu->current_known) {
 		g_queue_push_tail(cpu->parked, input);
 		tracker->parked_count++;
@@ -432,6 +582,10 @@ void state_process(struct vm_vcpu_tracker *tracker, struct held_input *input)
 	case VM_EVENT_PROCESS_FREE:
 		learn(tracker, &input->event, -1);
 		process_thread_exit(tracker, input);
+		return;
+	case VM_EVENT_LOSS:
+		learn(tracker, &input->event, -1);
+		process_loss(tracker, input);
 		return;
 	default:
 		break;

@@ -70,6 +70,22 @@ struct machine_cpu {
 	int64_t key;              /* vm_int64_pair(machine, cpu) */
 	int64_t cpu;
 	bool current_known;       /* false until the CPU's first sched_switch */
+	/*
+	 * The current thread is unknown since events of the CPU were lost:
+	 * unlike at the start, the next sched_switch's prev_tid says nothing
+	 * of the events before it, which are therefore not parked for it.
+	 */
+	bool lost;
+	/*
+	 * The loss that made the current thread unknown (valid while
+	 * lookahead_holds(loss_seq)): the look-ahead keeps it until the CPU's
+	 * next sched_switch, whose prev_tid ran there during the gap and so
+	 * is unknown since the gap's start. loss_tid is the thread current at
+	 * the loss (made unknown then), -1 if none was known.
+	 */
+	struct held_input *loss_input;
+	uint64_t loss_seq;
+	int64_t loss_tid;
 	int64_t current_tid;
 	/*
 	 * The input that switched current_tid in, NULL if none; the pointer is
@@ -97,6 +113,9 @@ struct vcpu_thread {
 	bool ended;
 	/* vcpu_id of the last recorded change. */
 	int64_t recorded_vcpu_id;
+	/* The input of its last recorded change (valid while held), its seq. */
+	struct held_input *last_change;
+	uint64_t last_change_seq;
 	/*
 	 * While the thread's VM is not known: the look-ahead holds the input
 	 * of its oldest change (seq) and everything after it.
@@ -188,6 +207,8 @@ struct vm_vcpu_tracker {
 	/* Answers of `cpus` by key modulo the size (NULL: empty slot). */
 	struct machine_cpu *cpu_cache[CPU_CACHE_SIZE];
 	uint64_t parked_count;
+	/* CPUs whose loss_input the look-ahead keeps. */
+	uint64_t loss_pins;
 
 	/* host tid -> struct vcpu_thread (never removed) */
 	GHashTable *threads;
@@ -273,6 +294,8 @@ struct vcpu_thread *vcpu_thread_find(struct vm_vcpu_tracker *tracker, int64_t ti
 void state_process(struct vm_vcpu_tracker *tracker, struct held_input *input);
 /* Processes the inputs parked on `cpu` without knowing their thread. */
 void state_drop_parked(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu);
+/* The look-ahead no longer keeps the loss of `cpu`. */
+void state_unpin_loss(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu);
 
 /* report.c */
 void report_change(struct vm_vcpu_tracker *tracker, int64_t ts,

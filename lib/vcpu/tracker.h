@@ -18,6 +18,13 @@
  * its messages in release() and writes a vCPU state event in mode_change()
  * produces one time-ordered output.
  *
+ * Lost events (VM_EVENT_LOSS, located by lib/loss/gap-locator.h): from the
+ * gap's start, the current thread of the loss's CPU is unknown until that
+ * CPU's next sched_switch (whose prev_tid is trusted), its kvm events in
+ * between are neither attributed nor learnt from, and the vCPU whose
+ * thread was current there becomes `unknown` (an explicit change, unlike
+ * the start of the trace, which has none) until its thread is seen again.
+ *
  * No babeltrace2 types here.
  */
 
@@ -37,6 +44,7 @@ enum vm_vcpu_warning {
 	VM_VCPU_WARN_NO_VM,           /* a vCPU thread that no rule maps to a VM */
 	VM_VCPU_WARN_LOOKAHEAD_LIMIT, /* the look-ahead gave up waiting */
 	VM_VCPU_WARN_UNATTRIBUTED,    /* kvm events of a CPU whose thread is unknown */
+	VM_VCPU_WARN_CONTRADICTION,   /* a sched_switch contradicts the thread believed current */
 };
 
 struct vm_vcpu_change {

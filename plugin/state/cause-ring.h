@@ -18,6 +18,13 @@
 
 struct input_cause {
 	bool is_event;
+	/*
+	 * A located gap (no message): `loss_stream` is the stream that lost
+	 * events (borrowed from the iterator's loss_streams), `clock` has its
+	 * default clock class (NULL if none) and no value.
+	 */
+	bool is_loss;
+	const bt_stream *loss_stream;
 	/* Of the event; clock_class NULL if it has no clock or is not decoded. */
 	struct event_clock clock;
 };

@@ -1,7 +1,10 @@
 /*
  * The message iterator of filter.vm.state. Every upstream message goes
- * through the vCPU tracker's look-ahead (lib/vcpu/tracker.h) as a cookie;
- * the tracker gives them back in order, each followed by the vCPU mode
+ * first through the gap locator (lib/loss/gap-locator.h), which places the
+ * events that discarded-events/packets messages report lost in the time
+ * order, then through the vCPU tracker's look-ahead (lib/vcpu/tracker.h) as
+ * a cookie, with the located gaps as VM_EVENT_LOSS inputs of their own; the
+ * tracker gives the messages back in order, each followed by the vCPU mode
  * changes it caused, which become vm:vcpu_state events. Both go to an
  * output queue, drained at most `capacity` messages per call.
  */
@@ -18,7 +21,10 @@
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine.h"
+#include "loss/gap-locator.h"
 #include "model/host-rule.h"
+#include "state/loss-streams.h"
+#include "state/message-time.h"
 #include "vcpu/tracker.h"
 
 #define STATE_LOG(self_comp, level, ...) \
@@ -31,6 +37,27 @@ struct state_iterator {
 	struct event_decoder *decoder;
 	struct machine_table *machines;
 	struct vm_model *model;
+	/* In front of the tracker: lost events at their place in time. */
+	struct vm_gap_locator *locator;
+	struct loss_streams *loss_streams;
+	/* The latest input time given to the locator (ns), INT64_MIN before. */
+	int64_t locator_ts;
+	/* Losses given to the locator and not located yet. */
+	uint64_t losses_pending;
+	/*
+	 * Some stream may lose events without telling when (its discarded
+	 * messages have no clock snapshots): its gaps are placed at the time
+	 * of the message before them, so every message's time is read.
+	 * Otherwise an event's time is read only while the locator needs it
+	 * (a loss pending, or messages held): it costs as much as the rest of
+	 * this component's work on an event that the analysis does not use.
+	 */
+	bool times_always;
+	/*
+	 * The analysis is being destroyed: what the locator still releases is
+	 * dropped, not analyzed.
+	 */
+	bool dropping;
 	struct vm_vcpu_tracker *tracker;
 	struct vcpu_stream *vcpu_stream;
 	/* vm:vcpu_state streams of the input, replaced by ours. */
@@ -125,7 +152,10 @@ static void note_input_time(struct state_iterator *it, const bt_message *msg)
 	}
 }
 
-/* The tracker releases inputs in input order: so are `causes`. */
+/*
+ * The tracker releases inputs in input order: so are `causes`. A located
+ * gap is an input without message (NULL).
+ */
 static void on_release(void *user, void *cookie)
 {
 	struct state_iterator *it = user;
@@ -133,8 +163,14 @@ static void on_release(void *user, void *cookie)
 
 	it->cause_msg = msg;
 	if (!cause_ring_pop(&it->causes, &it->cause))
-		it->cause.is_event = false;
+		it->cause = (struct input_cause) { .is_event = false };
+	if (!msg)
+		return;
 	note_input_time(it, msg);
+	/* Nothing refers to the stream any more: the gaps come before. */
+	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_END)
+		loss_streams_forget(it->loss_streams,
+			bt_message_stream_end_borrow_stream_const(msg));
 	msg_ring_push(&it->output, msg);
 }
 
@@ -170,6 +206,15 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 
 	if (it->failed)
 		return;
+	if (it->cause.is_loss) {
+		/* At the gap's start, which is no message's time. */
+		if (!vcpu_stream_append_change_at(it->vcpu_stream, &it->output,
+				change, machine_name(it, change->vm),
+				bt_stream_borrow_trace_const(it->cause.loss_stream),
+				it->cause.clock.clock_class))
+			it->failed = true;
+		return;
+	}
 	if (!it->cause.is_event) {
 		ITER_ERROR_CAUSE(it, "A vCPU mode change is reported after a "
 			"message that is not an event (internal error).");
@@ -216,8 +261,16 @@ static void discard_message(void *cookie)
 
 static void destroy_analysis(struct state_iterator *it)
 {
+	/* What the locator holds is released, and dropped (see on_located). */
+	it->dropping = true;
+	vm_gap_locator_destroy(it->locator);
+	it->locator = NULL;
+	it->dropping = false;
 	vm_vcpu_tracker_destroy(it->tracker, discard_message);
 	it->tracker = NULL;
+	/* After the tracker: its held causes may borrow the streams. */
+	loss_streams_destroy(it->loss_streams);
+	it->loss_streams = NULL;
 	cause_ring_clear(&it->causes);
 	vm_model_destroy(it->model);
 	it->model = NULL;
@@ -241,6 +294,9 @@ static void announce_machine(struct state_iterator *it, unsigned int machine)
 		role == MACHINE_ROLE_HOST);
 }
 
+static void on_located(void *cookie, void *data);
+static void on_gap(const struct vm_gap *gap, void *data);
+
 /* A fresh model and tracker, knowing the machines seen so far. */
 static bool create_analysis(struct state_iterator *it)
 {
@@ -250,10 +306,20 @@ static bool create_analysis(struct state_iterator *it)
 		.warning = on_warning,
 		.machine_name = on_machine_name,
 	};
+	const struct vm_gap_locator_callbacks locator_callbacks = {
+		.release = on_located,
+		.gap = on_gap,
+		.data = it,
+	};
 	unsigned int machine;
 
 	it->model = vm_model_create(it->component->params.model);
 	it->tracker = vm_vcpu_tracker_create(it->model, NULL, &callbacks, it);
+	it->locator = vm_gap_locator_create(&locator_callbacks, 0, 0);
+	it->loss_streams = loss_streams_create();
+	it->locator_ts = INT64_MIN;
+	it->losses_pending = 0;
+	it->times_always = false;
 	if (!it->tracker) {
 		ITER_ERROR_CAUSE(it, "Cannot create the vCPU mode analysis (model "
 			"of parameter `model`).");
@@ -264,7 +330,7 @@ static bool create_analysis(struct state_iterator *it)
 	for (machine = 0; machine < machine_table_count(it->machines); machine++)
 		announce_machine(it, machine);
 	it->cause_msg = NULL;
-	it->cause.is_event = false;
+	it->cause = (struct input_cause) { .is_event = false };
 	it->input_end.clock_class = NULL;
 	it->vm_pids_applied = false;
 	it->vm_pids_host_checked = false;
@@ -562,14 +628,13 @@ static bool push_event(struct state_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	struct vm_event plain;
-	struct input_cause cause;
+	struct input_cause cause = { .is_event = true };
 	bool decoded;
 
 	if ((!it->vm_pids_applied && !apply_machine_params(it)) || !check_vm_pids_host(it))
 		return false;
 	plain.machine = machine_of_stream(it,
 		bt_event_borrow_stream_const(event));
-	cause.is_event = true;
 	decoded = event_decoder_decode_with_clock(it->decoder, msg, &plain,
 		&cause.clock);
 	/* Before the push, which may release the input at once. */
@@ -605,11 +670,9 @@ static bool drop_earlier_state(struct state_iterator *it, const bt_message *msg)
 	return true;
 }
 
-/* Takes the reference on `msg`. */
-static bool push_message(struct state_iterator *it, const bt_message *msg)
+/* Into the tracker, as the locator releases it. Takes the reference. */
+static bool analyze_message(struct state_iterator *it, const bt_message *msg)
 {
-	if (drop_earlier_state(it, msg))
-		return true;
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
 		if (!push_event(it, msg)) {
@@ -625,6 +688,172 @@ static bool push_message(struct state_iterator *it, const bt_message *msg)
 		push_other(it, msg);
 		break;
 	}
+	return !it->failed;
+}
+
+/* An input the locator lets go, in input order. */
+static void on_located(void *cookie, void *data)
+{
+	struct state_iterator *it = data;
+	const bt_message *msg = cookie;
+
+	if (it->dropping || it->failed) {
+		bt_message_put_ref(msg);
+		return;
+	}
+	if (!analyze_message(it, msg))
+		it->failed = true;
+}
+
+/* Once per machine and stream: where, and how many. */
+static void warn_loss(struct state_iterator *it, struct loss_stream *stream,
+		unsigned int machine, const struct vm_gap *gap)
+{
+	char count[32], cpu[48];
+
+	if (stream->warned)
+		return;
+	stream->warned = true;
+	if (gap->count >= 0)
+		g_snprintf(count, sizeof(count), "%" PRId64, gap->count);
+	else
+		g_strlcpy(count, "an unknown number of", sizeof(count));
+	if (stream->cpu != VM_FIELD_MISSING)
+		g_snprintf(cpu, sizeof(cpu), "%" PRId64, stream->cpu);
+	else
+		g_strlcpy(cpu, "unknown (no packet cpu_id)", sizeof(cpu));
+	STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
+		"Machine `%s`, CPU %s: the tracer lost %s %s (first gap from "
+		"%" PRId64 " to %" PRId64 " ns from origin; later losses of this "
+		"stream are not repeated here). On a host CPU, the vCPU whose "
+		"thread ran there is `unknown` from the gap's start until its "
+		"thread is seen again; record with larger or more sub-buffers "
+		"to avoid it.", machine_name(it, machine), cpu, count,
+		gap->packets ? "packets" : "events", gap->begin, gap->end);
+}
+
+/* A located gap: a VM_EVENT_LOSS input of the tracker, without message. */
+static void on_gap(const struct vm_gap *gap, void *data)
+{
+	struct state_iterator *it = data;
+	struct loss_stream *stream = loss_streams_find(it->loss_streams, gap->stream);
+	struct input_cause cause = { .is_loss = true };
+	struct vm_event plain = { .kind = VM_EVENT_LOSS };
+
+	if (it->losses_pending > 0)
+		it->losses_pending--;
+	if (it->dropping || it->failed || !stream)
+		return;
+	plain.machine = machine_of_stream(it, stream->stream);
+	plain.ts = gap->begin;
+	plain.cpu = stream->cpu;
+	plain.u.loss.end = gap->end;
+	plain.u.loss.count = gap->count;
+	plain.u.loss.packets = gap->packets;
+	warn_loss(it, stream, plain.machine, gap);
+	cause.loss_stream = stream->stream;
+	cause.clock.clock_class = bt_stream_class_borrow_default_clock_class_const(
+		bt_stream_borrow_class_const(stream->stream));
+	cause_ring_push(&it->causes, &cause);
+	vm_vcpu_tracker_push(it->tracker, &plain, NULL);
+}
+
+/* The stream of a message, NULL for those of no stream. */
+static const bt_stream *stream_of(const bt_message *msg)
+{
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg));
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		return bt_message_stream_beginning_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_STREAM_END:
+		return bt_message_stream_end_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(msg));
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return bt_packet_borrow_stream_const(
+			bt_message_packet_end_borrow_packet_const(msg));
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * The time the locator gets: the message's own, never before the one
+ * before (the locator wants times that never go back; a message without
+ * time sits at the time of the message before it). While no loss is
+ * pending and nothing is held, the locator lets an event through at once
+ * whatever its time, and the gaps to come start no earlier than their
+ * discarded message: the event's time is not read then (see times_always).
+ */
+static int64_t locator_time(struct state_iterator *it, const bt_message *msg,
+		bool is_event)
+{
+	int64_t ns;
+
+	if (is_event && !it->times_always && it->losses_pending == 0 &&
+			vm_gap_locator_held(it->locator) == 0)
+		return it->locator_ts;
+	if (message_time_ns(msg, &ns) && ns > it->locator_ts)
+		it->locator_ts = ns;
+	return it->locator_ts;
+}
+
+/* Whether `stream` may lose events or packets without saying when. */
+static bool loses_without_times(const bt_stream *stream)
+{
+	const bt_stream_class *cls = bt_stream_borrow_class_const(stream);
+
+	return (bt_stream_class_supports_discarded_events(cls) &&
+			!bt_stream_class_discarded_events_have_default_clock_snapshots(cls)) ||
+		(bt_stream_class_supports_discarded_packets(cls) &&
+			!bt_stream_class_discarded_packets_have_default_clock_snapshots(cls));
+}
+
+/*
+ * A discarded-events/packets message: the locator places its gap. Without
+ * clock snapshots, its range is the time of the message before it: the
+ * stream recorded nothing since its previous message, and the gap cannot
+ * start before what was already let through.
+ */
+static void locate_discarded(struct state_iterator *it, const bt_message *msg)
+{
+	struct discarded_items items;
+	int64_t begin, end;
+
+	discarded_items_get(msg, &items);
+	loss_streams_get(it->loss_streams, items.stream);
+	begin = items.has_range && items.begin > it->locator_ts ?
+		items.begin : it->locator_ts;
+	end = items.has_range && items.end > begin ? items.end : begin;
+	it->locator_ts = begin;
+	it->losses_pending++;
+	vm_gap_locator_push_loss(it->locator, loss_stream_key(items.stream),
+		begin, end, items.count, items.packets, (void *) msg);
+}
+
+/* Takes the reference on `msg`. */
+static bool push_message(struct state_iterator *it, const bt_message *msg)
+{
+	bt_message_type type = bt_message_get_type(msg);
+
+	if (drop_earlier_state(it, msg))
+		return true;
+	if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
+			type == BT_MESSAGE_TYPE_DISCARDED_PACKETS) {
+		locate_discarded(it, msg);
+		return !it->failed;
+	}
+	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
+		loss_streams_note_packet(it->loss_streams,
+			bt_message_packet_beginning_borrow_packet_const(msg));
+	else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING && loses_without_times(
+			bt_message_stream_beginning_borrow_stream_const(msg)))
+		it->times_always = true;
+	vm_gap_locator_push(it->locator, loss_stream_key(stream_of(msg)),
+		locator_time(it, msg, type == BT_MESSAGE_TYPE_EVENT),
+		type == BT_MESSAGE_TYPE_EVENT, (void *) msg);
 	return !it->failed;
 }
 
@@ -646,6 +875,10 @@ static bool push_batch(struct state_iterator *it, bt_message_array_const msgs,
 static bool end_of_input(struct state_iterator *it)
 {
 	it->upstream_ended = true;
+	/* The gaps still pending, at the streams' last events. */
+	vm_gap_locator_flush(it->locator);
+	if (it->failed)
+		return false;
 	if (!it->vm_pids_applied && !apply_machine_params(it))
 		return false;
 	vm_vcpu_tracker_flush(it->tracker);

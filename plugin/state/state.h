@@ -21,6 +21,9 @@
 	"change, with fields vm (string), vcpu (unsigned), mode (unknown, " \
 	"guest, hypervisor, preempted, blocked), host_tid, pcpu and " \
 	"exit_reason (signed, -1 when unknown or none).\n\n" \
+	"A vCPU has no event before its first known mode; an event of mode " \
+	"`unknown` says that knowledge was lost (the tracer discarded events " \
+	"of its thread's host CPU, or its thread exited or left it).\n\n" \
 	"Parameters:\n" \
 	"  model=NAME      hypervisor model (default `kvm`).\n" \
 	"  vm-pids={GUEST=PID,...}\n" \

@@ -138,12 +138,9 @@ static bool copy_env(bt_trace *trace, const bt_trace *host_trace,
 		BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
 }
 
-static bool create_ir(struct vcpu_stream *stream, const bt_message *cause,
+static bool create_ir(struct vcpu_stream *stream, const bt_trace *host_trace,
 		const bt_clock_class *clock_class)
 {
-	const bt_trace *host_trace = bt_stream_borrow_trace_const(
-		bt_event_borrow_stream_const(
-			bt_message_event_borrow_event_const(cause)));
 	bt_self_component *self_comp =
 		bt_self_message_iterator_borrow_component(stream->self_msg_iter);
 
@@ -224,7 +221,8 @@ static bool begin(struct vcpu_stream *stream, struct msg_ring *out, uint64_t val
  * error cause, when our clock cannot hold it: a clamped time would put the
  * event out of order.
  */
-static bool cycles_of_ns(const struct vcpu_stream *stream, int64_t ns, uint64_t *cycles)
+static bool cycles_of_ns(const struct vcpu_stream *stream, int64_t ns,
+		bool round_up, uint64_t *cycles)
 {
 	const bt_clock_class *clock_class = stream->clock_class;
 	int64_t offset_s;
@@ -237,6 +235,12 @@ static bool cycles_of_ns(const struct vcpu_stream *stream, int64_t ns, uint64_t 
 		(__int128) offset_cycles * 1000000000 / frequency;
 	delta = (__int128) ns - origin_ns;
 	value = delta * frequency / 1000000000;
+	/*
+	 * A time that is not a clock value of its own (a gap's start, in ns)
+	 * must not fall before the message it follows, which has one.
+	 */
+	if (round_up && delta >= 0 && value * 1000000000 < delta * frequency)
+		value++;
 	if (delta >= 0 && value <= (__int128) UINT64_MAX) {
 		*cycles = (uint64_t) value;
 		return true;
@@ -316,10 +320,40 @@ bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 		const bt_message *cause, const bt_clock_class *clock_class,
 		uint64_t value)
 {
-	if (!stream->trace_class && !create_ir(stream, cause, clock_class))
+	if (!stream->trace_class && !create_ir(stream, bt_stream_borrow_trace_const(
+			bt_event_borrow_stream_const(
+				bt_message_event_borrow_event_const(cause))),
+			clock_class))
 		return false;
-	if (clock_class != stream->clock_class && !cycles_of_ns(stream, change->ts, &value))
+	if (clock_class != stream->clock_class && !cycles_of_ns(stream, change->ts, false, &value))
 		return false;
+	if (!stream->begun && !begin(stream, out, value))
+		return false;
+	stream->last_value = value;
+	return append(stream, out, create_event(stream, change, vm_name, value));
+}
+
+bool vcpu_stream_append_change_at(struct vcpu_stream *stream, struct msg_ring *out,
+		const struct vm_vcpu_change *change, const char *vm_name,
+		const bt_trace *trace, const bt_clock_class *clock_class)
+{
+	uint64_t value;
+
+	if (!stream->trace_class) {
+		if (!clock_class) {
+			ERROR_CAUSE(stream, "A vCPU mode change comes from lost "
+				"events of a stream without a default clock: "
+				"filter.vm.state cannot place it.");
+			return false;
+		}
+		if (!create_ir(stream, trace, clock_class))
+			return false;
+	}
+	if (!cycles_of_ns(stream, change->ts, true, &value))
+		return false;
+	/* Never before the stream's last event. */
+	if (stream->begun && value < stream->last_value)
+		value = stream->last_value;
 	if (!stream->begun && !begin(stream, out, value))
 		return false;
 	stream->last_value = value;
@@ -345,7 +379,7 @@ static uint64_t end_value(const struct vcpu_stream *stream,
 			BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK) {
 		uint64_t converted;
 
-		if (!cycles_of_ns(stream, ns, &converted)) {
+		if (!cycles_of_ns(stream, ns, false, &converted)) {
 			/* Optional: the packet then ends at the last event. */
 			bt_current_thread_clear_error();
 		} else if (converted > value) {

@@ -44,6 +44,16 @@ bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 		uint64_t value);
 
 /*
+ * vcpu_stream_append_change() for a change with no event of its own (lost
+ * events): at change->ts, in ns from origin, rounded up to our clock.
+ * `trace` and `clock_class` (NULL: none) are those of the stream that lost
+ * events, used if the stream has not begun.
+ */
+bool vcpu_stream_append_change_at(struct vcpu_stream *stream, struct msg_ring *out,
+		const struct vm_vcpu_change *change, const char *vm_name,
+		const bt_trace *trace, const bt_clock_class *clock_class);
+
+/*
  * Appends the packet and stream ends, if the stream began. `input_end` is
  * the clock of the input's last timed message (clock_class NULL: none).
  */

@@ -2,7 +2,7 @@
  * libFuzzer target: the whole analysis of lib/ driven by arbitrary input.
  *
  * The input bytes are read as a sequence of plain events (lib/event.h) of
- * four machines: any kind, times that go back or jump to the extremes,
+ * four machines: any kind (located losses included), times that go back or jump to the extremes,
  * fields huge, negative or missing, unknown tids and CPUs, strings of any
  * bytes. They go, like in the plugin, through the vCPU tracker with the KVM
  * model (filter.vm.state), whose mode changes become vm:vcpu_state events
@@ -130,7 +130,8 @@ static void read_event(struct reader *r, struct fuzz_event *owner, int64_t *now)
 	struct vm_event *ev = &owner->ev;
 
 	memset(owner, 0, sizeof(*owner));
-	ev->kind = (enum vm_event_kind) (byte(r) % (VM_EVENT_VCPU_STATE + 2));
+	/* Every kind, and one past the last. */
+	ev->kind = (enum vm_event_kind) (byte(r) % (VM_EVENT_LOSS + 2));
 	*now = next_time(r, *now);
 	ev->ts = *now;
 	ev->machine = byte(r) % (MACHINES + 1);   /* one index never named */
@@ -188,6 +189,19 @@ static void read_event(struct reader *r, struct fuzz_event *owner, int64_t *now)
 		ev->u.vcpu_state.host_tid = integer(r);
 		ev->u.vcpu_state.pcpu = integer(r);
 		ev->u.vcpu_state.exit_reason = integer(r);
+		break;
+	case VM_EVENT_LOSS:
+		/* A gap as the locator makes it, or any fields at all. */
+		if (byte(r) % 2) {
+			ev->u.loss.end = ev->ts < INT64_MAX - 70000 ?
+				ev->ts + (int64_t) bytes(r, 2) : ev->ts;
+			ev->u.loss.count = byte(r) % 3 ? (int64_t) bytes(r, 2) : -1;
+			ev->u.loss.packets = byte(r) % 2;
+		} else {
+			ev->u.loss.end = integer(r);
+			ev->u.loss.count = integer(r);
+			ev->u.loss.packets = (int) (int8_t) byte(r);
+		}
 		break;
 	default:
 		break;

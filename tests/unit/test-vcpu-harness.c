@@ -299,3 +299,14 @@ struct vm_event ev_thread_exit(unsigned int machine, int64_t ts, int64_t cpu,
 	event.u.exit.tid = tid;
 	return event;
 }
+
+struct vm_event ev_loss(unsigned int machine, int64_t ts, int64_t cpu,
+		int64_t end, int64_t count)
+{
+	struct vm_event event = base(VM_EVENT_LOSS, machine, ts, cpu);
+
+	event.u.loss.end = end;
+	event.u.loss.count = count;
+	event.u.loss.packets = 0;
+	return event;
+}

@@ -89,5 +89,8 @@ struct vm_event ev_wakeup(unsigned int machine, int64_t ts, int64_t cpu,
 		int64_t tid);
 struct vm_event ev_thread_exit(unsigned int machine, int64_t ts, int64_t cpu,
 		int64_t tid);
+/* A located gap on CPU `cpu`: nothing recorded in [ts, end], `count` lost. */
+struct vm_event ev_loss(unsigned int machine, int64_t ts, int64_t cpu,
+		int64_t end, int64_t count);
 
 #endif /* VM_TEST_VCPU_HARNESS_H */
