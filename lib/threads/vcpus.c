@@ -228,6 +228,27 @@ static void open_current(struct vcpu *v, const struct vm_threads_vcpu_status *st
 	v->since = ts;
 }
 
+/*
+ * Whether a `hypervisor` change with an exit reason is a kvm_exit: from
+ * guest mode, or from a mode nothing is known of (filter.vm.state knows a
+ * reason only from a kvm_exit), or with another reason than the exit still
+ * open. From `preempted` or `blocked` it is the vCPU thread switched in
+ * again in the middle of its exit: when that exit was given up (a loss),
+ * the rest of it is no exit of its own.
+ */
+static bool opens_exit(const struct vcpu *v, const struct vm_threads_vcpu_status *status)
+{
+	switch (v->current.mode) {
+	case VM_THREADS_VCPU_GUEST:
+	case VM_THREADS_VCPU_UNKNOWN:
+		return true;
+	case VM_THREADS_VCPU_HYPERVISOR:
+		return !v->exit_open || v->exit_reason != status->reason;
+	default:
+		return v->exit_open && v->exit_reason != status->reason;
+	}
+}
+
 static void track_exit(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t ts,
 		const struct vm_threads_vcpu_status *status, int isa)
 {
@@ -238,7 +259,7 @@ static void track_exit(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t t
 		 */
 		v->exit_open = false;
 	} else if (status->mode == VM_THREADS_VCPU_HYPERVISOR && status->reason >= 0 &&
-			(!v->exit_open || v->exit_reason != status->reason)) {
+			opens_exit(v, status)) {
 		/* A new kvm_exit; one still open without its kvm_entry is lost. */
 		v->exit_open = true;
 		v->exit_reason = status->reason;
@@ -293,7 +314,14 @@ void vm_threads_vcpus_host_loss(struct vm_threads_vcpus *vcpus, int64_t pcpu)
 		while (g_hash_table_iter_next(&iter, NULL, &value)) {
 			struct vcpu *v = value;
 
-			if (v->exit_open && (any_cpu || v->current.pcpu == pcpu))
+			/*
+			 * On that CPU, or on none (preempted, blocked): its
+			 * thread may have run there unseen, entering the guest
+			 * in the middle of the exit. Only a vCPU seen running
+			 * on another CPU is out of reach of the gap.
+			 */
+			if (v->exit_open && (any_cpu || v->current.pcpu == pcpu ||
+					v->current.pcpu < 0))
 				v->exit_open = false;
 		}
 	}

@@ -249,6 +249,41 @@ START_TEST(host_gap_elsewhere_keeps_exit)
 }
 END_TEST
 
+/*
+ * A host gap on another CPU gives up the exit of a vCPU that is off every
+ * CPU (preempted): its thread may have run there unseen. When the thread is
+ * switched in again, the rest of that exit is no exit of its own; an exit
+ * preempted without a loss is counted whole.
+ */
+START_TEST(host_gap_gives_up_exits_off_cpu)
+{
+	static const char *const exits[] = {
+		"guest,0,1,1,1,10,10,10",
+		"guest,0,12,1,1,5,5,5",
+		NULL,
+	};
+	struct recorder r;
+
+	recorder_init(&r);
+	host_and_guest(&r);
+	feed_vcpu_state(&r, HOST, 40, "guest", 0, "hypervisor", 41, 2, 30);
+	feed_vcpu_state(&r, HOST, 41, "guest", 0, "preempted", 41, -1, 30);
+	feed_loss(&r, HOST, 42, 44, 3, 5, 0);
+	feed_vcpu_state(&r, HOST, 46, "guest", 0, "hypervisor", 41, 3, 30);
+	feed_vcpu_state(&r, HOST, 48, "guest", 0, "guest", 41, 3, -1);
+	feed_vcpu_state(&r, HOST, 50, "guest", 0, "hypervisor", 41, 3, 12);
+	feed_vcpu_state(&r, HOST, 55, "guest", 0, "guest", 41, 3, -1);
+	feed_vcpu_state(&r, HOST, 60, "guest", 0, "hypervisor", 41, 3, 1);
+	feed_vcpu_state(&r, HOST, 61, "guest", 0, "preempted", 41, -1, 1);
+	feed_vcpu_state(&r, HOST, 63, "guest", 0, "hypervisor", 41, 2, 1);
+	feed_vcpu_state(&r, HOST, 70, "guest", 0, "guest", 41, 2, -1);
+	feed_other(&r, HOST, 80);
+	vm_threads_finish(r.threads);
+	assert_rows(r.exit_rows, exits);
+	recorder_clear(&r);
+}
+END_TEST
+
 START_TEST(contradictions_trusted_and_said_once)
 {
 	static const char *const expected[] = {
@@ -343,6 +378,7 @@ int main(void)
 	tcase_add_test(tc, explicit_unknown_mode_makes_thread_unknown);
 	tcase_add_test(tc, exits_not_counted_across_unknown);
 	tcase_add_test(tc, host_gap_elsewhere_keeps_exit);
+	tcase_add_test(tc, host_gap_gives_up_exits_off_cpu);
 	tcase_add_test(tc, contradictions_trusted_and_said_once);
 	tcase_add_test(tc, losses_reported_per_machine);
 	tcase_add_test(tc, loss_time_ends_nothing);

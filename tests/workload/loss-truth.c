@@ -247,6 +247,24 @@ static bool overlaps_vcpu_window(const loss_truth *truth, guint vcpu_rows, int m
 	return false;
 }
 
+/* Whether [begin, end] meets a gap of a host stream: a vCPU thread that was
+ * not seen running elsewhere may have run there unseen, entering the guest
+ * in the middle of the exit, so an analysis gives such exits up (it cannot
+ * tell which threads ran; this over-approximates). */
+static bool overlaps_host_gap(const loss_truth *truth, uint64_t begin, uint64_t end)
+{
+	const GArray *gaps = truth->sim->losses->gaps;
+
+	for (guint i = 0; i < gaps->len; i++) {
+		const wl_gap *gap = &g_array_index(gaps, wl_gap, i);
+
+		if (gap->machine == LOSS_HOST && gap->last_before_ns < end &&
+		    begin < gap->first_after_ns)
+			return true;
+	}
+	return false;
+}
+
 typedef struct open_exit {
 	const wl_decision *exit;
 } open_exit;
@@ -279,7 +297,8 @@ static void touched_exits(loss_truth *truth)
 		g_hash_table_remove(open, key);
 		if (!exit->recorded || !d->recorded || in_unknown(truth, exit->cpu, exit->ns) ||
 		    in_unknown(truth, d->cpu, d->ns) ||
-		    overlaps_vcpu_window(truth, vcpu_rows, d->machine, d->b, exit->ns, d->ns))
+		    overlaps_vcpu_window(truth, vcpu_rows, d->machine, d->b, exit->ns, d->ns) ||
+		    overlaps_host_gap(truth, exit->ns, d->ns))
 			add_row(truth, d->machine, AFFECTED_EXIT, d->b, exit->c, exit->ns, d->ns);
 	}
 	g_hash_table_unref(open);
