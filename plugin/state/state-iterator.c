@@ -711,9 +711,17 @@ static void warn_loss(struct state_iterator *it, struct loss_stream *stream,
 {
 	char count[32], cpu[48];
 
+	int64_t host = it->model->cls->host(it->model->data);
+
 	if (stream->warned)
 		return;
 	stream->warned = true;
+	/*
+	 * A guest's losses change no vCPU mode: sink.vm.threads, which they
+	 * concern, says so (once is enough for the user).
+	 */
+	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine)
+		return;
 	if (gap->count >= 0)
 		g_snprintf(count, sizeof(count), "%" PRId64, gap->count);
 	else

@@ -57,8 +57,8 @@ def check_warnings(stderr, losses):
     """For each (machine, CPU) that lost events, a warning naming both and a
     count (one of the stream's, their sum, or an unknown count when the
     trace cannot tell it), at most one per component (SPEC: once per
-    machine and stream; filter.vm.state and sink.vm.threads may each say
-    it)."""
+    machine and stream; filter.vm.state, for the host's streams, and
+    sink.vm.threads may each say it)."""
     warnings = btlog.warnings(stderr)
     streams = {}
     for row in losses:
@@ -76,6 +76,10 @@ def check_warnings(stderr, losses):
             tag = re.search(r" W (\S+) ", warning)
             tag = tag.group(1) if tag else warning
             per_component[tag] = per_component.get(tag, 0) + 1
+        # A guest's losses change no vCPU mode: only the sink speaks of them.
+        if machine != "host" and any("FLT.VM.STATE" in tag for tag in per_component):
+            problems.append("%s CPU %d: filter.vm.state warns about a guest's losses"
+                            % (machine, cpu))
         if not told or max(per_component.values()) > 1:
             problems.append("%s CPU %d (lost %s): %d warnings name it with a count (%s)" % (
                 machine, cpu, "+".join(r["lost"] for r in rows), len(told),
