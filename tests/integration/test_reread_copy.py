@@ -156,10 +156,14 @@ tc.require_component("filter.vm.state")
 work = tempfile.mkdtemp(prefix="vm-reread-")
 try:
     check_case("two-guests", vmtest.scenario("two-guests"), work)
-    duration = 10 if vmtest.under_valgrind() else 60
-    out = truthdata.generate("reread-copy", ["--seed", 11, "--guests", 3, "--vcpus", 2,
-                                             "--duration-ms", duration])
-    check_case("workload", truthdata.ctf_traces(out), work)
+    if vmtest.under_valgrind():
+        # The same code paths as the stub's, 34 more runs: the plain run
+        # checks the results, the stub case the memory.
+        print("under valgrind, the generated workload is left to the plain run")
+    else:
+        out = truthdata.generate("reread-copy", ["--seed", 11, "--guests", 3, "--vcpus", 2,
+                                                 "--duration-ms", 60])
+        check_case("workload", truthdata.ctf_traces(out), work)
     check_real_pair()
 finally:
     shutil.rmtree(work, ignore_errors=True)
