@@ -1,6 +1,7 @@
 #include <glib.h>
 
 #include "event.h"
+#include "common/packet-cpu.h"
 #include "state/loss-streams.h"
 
 struct loss_streams {
@@ -60,36 +61,12 @@ struct loss_stream *loss_streams_find(struct loss_streams *streams, uint64_t key
 	return g_hash_table_lookup(streams->table, (gconstpointer) (uintptr_t) key);
 }
 
-/* The packet context's `cpu_id`, VM_FIELD_MISSING if it has none. */
-static int64_t packet_cpu_id(const bt_packet *packet)
-{
-	const bt_field *context = bt_packet_borrow_context_field_const(packet);
-	const bt_field *field;
-	bt_field_class_type type;
-
-	if (!context || !bt_field_class_type_is(bt_field_get_class_type(context),
-			BT_FIELD_CLASS_TYPE_STRUCTURE))
-		return VM_FIELD_MISSING;
-	field = bt_field_structure_borrow_member_field_by_name_const(context, "cpu_id");
-	if (!field)
-		return VM_FIELD_MISSING;
-	type = bt_field_get_class_type(field);
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
-		uint64_t value = bt_field_integer_unsigned_get_value(field);
-
-		return value > INT64_MAX ? VM_FIELD_MISSING : (int64_t) value;
-	}
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-		return bt_field_integer_signed_get_value(field);
-	return VM_FIELD_MISSING;
-}
-
 void loss_streams_note_packet(struct loss_streams *streams, const bt_packet *packet)
 {
 	struct loss_stream *entry =
 		loss_streams_get(streams, bt_packet_borrow_stream_const(packet));
 
-	entry->cpu = packet_cpu_id(packet);
+	entry->cpu = vm_packet_cpu_id(packet);
 }
 
 void loss_streams_forget(struct loss_streams *streams, const bt_stream *stream)

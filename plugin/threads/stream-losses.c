@@ -1,6 +1,7 @@
 #include <glib.h>
 
 #include "common/address-hash.h"
+#include "common/packet-cpu.h"
 #include "event.h"
 #include "stream-losses.h"
 
@@ -212,29 +213,6 @@ static bool message_time(const bt_message *msg, const bt_stream *stream, int64_t
 	return snapshot_ns(snapshot, ts);
 }
 
-/* The packet context's `cpu_id`, read as the event decoder reads it. */
-static int64_t packet_cpu_id(const bt_packet *packet)
-{
-	const bt_field *context = bt_packet_borrow_context_field_const(packet);
-	const bt_field *field;
-	bt_field_class_type type;
-
-	if (!context)
-		return VM_FIELD_MISSING;
-	field = bt_field_structure_borrow_member_field_by_name_const(context, "cpu_id");
-	if (!field)
-		return VM_FIELD_MISSING;
-	type = bt_field_get_class_type(field);
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-		return bt_field_integer_signed_get_value(field);
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
-		uint64_t value = bt_field_integer_unsigned_get_value(field);
-
-		return value > INT64_MAX ? VM_FIELD_MISSING : (int64_t) value;
-	}
-	return VM_FIELD_MISSING;
-}
-
 /* Time of a message that had none: the time reached, or `fallback` first. */
 static int64_t current_time(const struct stream_losses *losses, int64_t fallback)
 {
@@ -297,7 +275,7 @@ void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 		return;
 	}
 	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
-		info->cpu = packet_cpu_id(bt_message_packet_beginning_borrow_packet_const(msg));
+		info->cpu = vm_packet_cpu_id(bt_message_packet_beginning_borrow_packet_const(msg));
 	has_time = message_time(msg, stream, &ts);
 	if (has_time && info) {
 		info->has_time = true;
