@@ -5,6 +5,7 @@
 #include <string.h>
 #include <glib.h>
 
+#include "common/message-stream.h"
 #include "state/earlier-states.h"
 
 struct earlier_states {
@@ -46,31 +47,6 @@ void earlier_states_destroy(struct earlier_states *states)
 }
 
 /* The stream of a message, NULL for those without one (inactivity). */
-static const bt_stream *stream_of(const bt_message *msg)
-{
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		return bt_event_borrow_stream_const(
-			bt_message_event_borrow_event_const(msg));
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		return bt_message_stream_beginning_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_STREAM_END:
-		return bt_message_stream_end_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(msg));
-	case BT_MESSAGE_TYPE_PACKET_END:
-		return bt_packet_borrow_stream_const(
-			bt_message_packet_end_borrow_packet_const(msg));
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return bt_message_discarded_events_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return bt_message_discarded_packets_borrow_stream_const(msg);
-	default:
-		return NULL;
-	}
-}
-
 static bool has_vcpu_state_class(const bt_stream_class *stream_class)
 {
 	uint64_t count = bt_stream_class_get_event_class_count(stream_class);
@@ -90,7 +66,7 @@ static bool has_vcpu_state_class(const bt_stream_class *stream_class)
 bool earlier_states_has(struct earlier_states *states, const bt_message *msg,
 		bool *first)
 {
-	const bt_stream *stream = stream_of(msg);
+	const bt_stream *stream = vm_message_stream(msg);
 	const bt_stream_class *stream_class;
 	gpointer verdict;
 	bool has;

@@ -18,6 +18,7 @@
 #include "state/cause-ring.h"
 #include "state/vcpu-stream.h"
 #include "state/earlier-states.h"
+#include "common/message-stream.h"
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine.h"
@@ -767,26 +768,6 @@ static void on_gap(const struct vm_gap *gap, void *data)
 }
 
 /* The stream of a message, NULL for those of no stream. */
-static const bt_stream *stream_of(const bt_message *msg)
-{
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg));
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		return bt_message_stream_beginning_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_STREAM_END:
-		return bt_message_stream_end_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(msg));
-	case BT_MESSAGE_TYPE_PACKET_END:
-		return bt_packet_borrow_stream_const(
-			bt_message_packet_end_borrow_packet_const(msg));
-	default:
-		return NULL;
-	}
-}
-
 /*
  * The time the locator gets: the message's own, never before the one
  * before (the locator wants times that never go back; a message without
@@ -859,7 +840,7 @@ static bool push_message(struct state_iterator *it, const bt_message *msg)
 	else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING && loses_without_times(
 			bt_message_stream_beginning_borrow_stream_const(msg)))
 		it->times_always = true;
-	vm_gap_locator_push(it->locator, loss_stream_key(stream_of(msg)),
+	vm_gap_locator_push(it->locator, loss_stream_key(vm_message_stream(msg)),
 		locator_time(it, msg, type == BT_MESSAGE_TYPE_EVENT),
 		type == BT_MESSAGE_TYPE_EVENT, (void *) msg);
 	return !it->failed;

@@ -1,5 +1,6 @@
 #include <glib.h>
 
+#include "common/message-stream.h"
 #include "common/address-hash.h"
 #include "common/packet-cpu.h"
 #include "event.h"
@@ -142,30 +143,6 @@ static bool snapshot_ns(const bt_clock_snapshot *snapshot, int64_t *ns)
 	return false;
 }
 
-static const bt_stream *message_stream(const bt_message *msg)
-{
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg));
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(msg));
-	case BT_MESSAGE_TYPE_PACKET_END:
-		return bt_packet_borrow_stream_const(
-			bt_message_packet_end_borrow_packet_const(msg));
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		return bt_message_stream_beginning_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_STREAM_END:
-		return bt_message_stream_end_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return bt_message_discarded_events_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return bt_message_discarded_packets_borrow_stream_const(msg);
-	default:
-		return NULL;
-	}
-}
-
 static const bt_clock_snapshot *stream_boundary_snapshot(const bt_message *msg)
 {
 	const bt_clock_snapshot *snapshot = NULL;
@@ -259,7 +236,7 @@ static void end_push(struct stream_losses *losses, const bt_message *msg)
 
 void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 {
-	const bt_stream *stream = message_stream(msg);
+	const bt_stream *stream = vm_message_stream(msg);
 	struct stream_info *info = stream ? info_of(losses, stream) : NULL;
 	bt_message_type type = bt_message_get_type(msg);
 	int64_t ts = 0;
