@@ -294,57 +294,60 @@ void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus,
 	open_current(v, &next, ts);
 }
 
-void vm_threads_vcpus_host_loss(struct vm_threads_vcpus *vcpus, int64_t pcpu)
+/* Calls `fn` on every vCPU of every VM. */
+static void foreach_vcpu(struct vm_threads_vcpus *vcpus,
+		void (*fn)(struct vm_threads_vcpus *vcpus, struct vcpu *v, void *data), void *data)
 {
 	GHashTableIter vm_iter;
 	gpointer of_vm;
 
-	/* A host stream without cpu_id: any vCPU's exit may be affected. */
-	bool any_cpu = pcpu == VM_FIELD_MISSING;
-
-	if (pcpu < 0 && !any_cpu)
-		return;
-	/* Losses are rare: a walk over every vCPU costs nothing overall. */
 	g_hash_table_iter_init(&vm_iter, vcpus->by_vm);
 	while (g_hash_table_iter_next(&vm_iter, NULL, &of_vm)) {
 		GHashTableIter iter;
 		gpointer value;
 
 		g_hash_table_iter_init(&iter, ((struct vm_threads_vcpus_vm *) of_vm)->by_id);
-		while (g_hash_table_iter_next(&iter, NULL, &value)) {
-			struct vcpu *v = value;
-
-			/*
-			 * On that CPU, or on none (preempted, blocked): its
-			 * thread may have run there unseen, entering the guest
-			 * in the middle of the exit. Only a vCPU seen running
-			 * on another CPU is out of reach of the gap.
-			 */
-			if (v->exit_open && (any_cpu || v->current.pcpu == pcpu ||
-					v->current.pcpu < 0))
-				v->exit_open = false;
-		}
+		while (g_hash_table_iter_next(&iter, NULL, &value))
+			fn(vcpus, value, data);
 	}
+}
+
+/* `data`: the host CPU that lost events (VM_FIELD_MISSING: none known). */
+static void give_up_exit_near_loss(struct vm_threads_vcpus *vcpus, struct vcpu *v, void *data)
+{
+	int64_t pcpu = *(const int64_t *) data;
+
+	(void) vcpus;
+	/*
+	 * On that CPU, or on none (preempted, blocked): its thread may have
+	 * run there unseen, entering the guest in the middle of the exit.
+	 * Only a vCPU seen running on another CPU is out of reach of the gap;
+	 * a host stream without cpu_id may concern any vCPU.
+	 */
+	if (v->exit_open && (pcpu == VM_FIELD_MISSING || v->current.pcpu == pcpu ||
+			v->current.pcpu < 0))
+		v->exit_open = false;
+}
+
+void vm_threads_vcpus_host_loss(struct vm_threads_vcpus *vcpus, int64_t pcpu)
+{
+	if (pcpu < 0 && pcpu != VM_FIELD_MISSING)
+		return;
+	/* Losses are rare: a walk over every vCPU costs nothing overall. */
+	foreach_vcpu(vcpus, give_up_exit_near_loss, &pcpu);
+}
+
+static void finish_vcpu(struct vm_threads_vcpus *vcpus, struct vcpu *v, void *data)
+{
+	int64_t end_ts = *(const int64_t *) data;
+
+	close_current(vcpus, v, end_ts);
+	emit_held(vcpus, v);
+	v->current = unknown_status;
+	v->since = end_ts;
 }
 
 void vm_threads_vcpus_finish(struct vm_threads_vcpus *vcpus, int64_t end_ts)
 {
-	GHashTableIter vm_iter;
-	gpointer of_vm;
-
-	g_hash_table_iter_init(&vm_iter, vcpus->by_vm);
-	while (g_hash_table_iter_next(&vm_iter, NULL, &of_vm)) {
-		GHashTableIter iter;
-		gpointer value;
-
-		g_hash_table_iter_init(&iter, ((struct vm_threads_vcpus_vm *) of_vm)->by_id);
-		while (g_hash_table_iter_next(&iter, NULL, &value)) {
-			struct vcpu *v = value;
-
-			close_current(vcpus, v, end_ts);
-			emit_held(vcpus, v);
-			v->current = unknown_status;
-			v->since = end_ts;
-		}
-	}
+	foreach_vcpu(vcpus, finish_vcpu, &end_ts);
 }
