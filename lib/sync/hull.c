@@ -78,6 +78,24 @@ void vm_sync_hull_destroy(struct vm_sync_hull *hull)
 	g_free(hull);
 }
 
+static GArray *copy_points(const GArray *points)
+{
+	GArray *copy = g_array_sized_new(FALSE, FALSE, sizeof(struct vm_sync_point), points->len);
+
+	g_array_append_vals(copy, points->data, points->len);
+	return copy;
+}
+
+struct vm_sync_hull *vm_sync_hull_copy(const struct vm_sync_hull *hull)
+{
+	struct vm_sync_hull *copy = g_new(struct vm_sync_hull, 1);
+
+	*copy = *hull;
+	copy->upper = copy_points(hull->upper);
+	copy->lower = copy_points(hull->lower);
+	return copy;
+}
+
 static struct vm_sync_point *point_at(GArray *points, guint i)
 {
 	return &g_array_index(points, struct vm_sync_point, i);

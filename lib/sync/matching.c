@@ -5,6 +5,7 @@
  * duplicate key (a retransmission, a counter that wrapped) waits for a
  * partner of its own instead of replacing the first one.
  */
+#include "sync/segments.h"
 #include "sync/sync-private.h"
 
 struct unmatched_event {
@@ -69,6 +70,7 @@ void vm_sync_add_matched(struct vm_sync *sync, unsigned int sender, int64_t send
 		unsigned int receiver, int64_t recv_ts)
 {
 	struct vm_sync_hull *hull;
+	struct vm_sync_segments *segments;
 
 	if (sender == receiver || sender >= sync->machine_count ||
 			receiver >= sync->machine_count)
@@ -76,6 +78,11 @@ void vm_sync_add_matched(struct vm_sync *sync, unsigned int sender, int64_t send
 	hull = vm_sync_pair_hull_get(sync, sender, receiver);
 	/* The pair's ref side is its lower machine index. */
 	vm_sync_hull_add_match(hull, sender < receiver, send_ts, recv_ts);
+	segments = vm_sync_pair_segments(sync, sender, receiver);
+	if (segments)
+		vm_sync_segments_add(segments, sender < receiver,
+			sender < receiver ? send_ts : recv_ts,
+			sender < receiver ? recv_ts : send_ts);
 }
 
 static void record_match(struct vm_sync *sync, const struct unmatched_event *send,

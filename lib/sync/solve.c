@@ -14,6 +14,7 @@ static void reset_result(struct vm_sync_result *result)
 	result->accuracy = 0.0L;
 	result->matches = 0;
 	result->parent = -1;
+	result->segments = NULL;
 }
 
 /* The map child clock -> parent clock given by the pair's hull. */
@@ -42,6 +43,8 @@ static void attach(const struct vm_sync *sync, struct vm_sync_result *results,
 	result->accuracy = vm_sync_hull_accuracy(hull);
 	result->matches = vm_sync_hull_matches(hull);
 	result->parent = (int) parent;
+	result->segments = parent == reference && parent < child ?
+		vm_sync_pair_segments(sync, parent, child) : NULL;
 }
 
 void vm_sync_solve(const struct vm_sync *sync, unsigned int reference,

@@ -14,6 +14,8 @@ struct vm_sync {
 	 * x * machine_count + y with x < y (x is the pair's ref side).
 	 */
 	GPtrArray *hulls;
+	/* Piecewise map of each pair (segments.h), same indices; NULL: lines only. */
+	GPtrArray *segments;
 	/* protocol (guint) -> its unmatched events (GHashTable, see matching.c) */
 	GHashTable *unmatched;
 };
@@ -24,6 +26,10 @@ struct vm_sync_hull *vm_sync_pair_hull(const struct vm_sync *sync,
 
 /* The hull of the pair {x, y}, created when missing. */
 struct vm_sync_hull *vm_sync_pair_hull_get(struct vm_sync *sync,
+		unsigned int x, unsigned int y);
+
+/* The piecewise map of the pair {x, y} (other side -> ref side), or NULL. */
+struct vm_sync_segments *vm_sync_pair_segments(const struct vm_sync *sync,
 		unsigned int x, unsigned int y);
 
 #endif /* VM_SYNC_SYNC_PRIVATE_H */

@@ -1,4 +1,5 @@
 /* Lifetime of the matching/solving state and its per-pair hulls. */
+#include "sync/segments.h"
 #include "sync/sync-private.h"
 
 static void destroy_hull(gpointer hull)
@@ -19,11 +20,24 @@ struct vm_sync *vm_sync_create(unsigned int machine_count)
 	return sync;
 }
 
+void vm_sync_keep_piecewise(struct vm_sync *sync)
+{
+	guint slots = sync->machine_count * sync->machine_count;
+
+	if (sync->segments)
+		return;
+	sync->segments = g_ptr_array_new_full(slots,
+		(GDestroyNotify) vm_sync_segments_destroy);
+	g_ptr_array_set_size(sync->segments, (gint) slots);
+}
+
 void vm_sync_destroy(struct vm_sync *sync)
 {
 	if (!sync)
 		return;
 	g_ptr_array_free(sync->hulls, TRUE);
+	if (sync->segments)
+		g_ptr_array_free(sync->segments, TRUE);
 	g_hash_table_destroy(sync->unmatched);
 	g_free(sync);
 }
@@ -57,8 +71,19 @@ struct vm_sync_hull *vm_sync_pair_hull_get(struct vm_sync *sync,
 	if (!hull && valid_pair(sync, x, y)) {
 		hull = vm_sync_hull_create();
 		g_ptr_array_index(sync->hulls, pair_index(sync, x, y)) = hull;
+		if (sync->segments)
+			g_ptr_array_index(sync->segments, pair_index(sync, x, y)) =
+				vm_sync_segments_create();
 	}
 	return hull;
+}
+
+struct vm_sync_segments *vm_sync_pair_segments(const struct vm_sync *sync,
+		unsigned int x, unsigned int y)
+{
+	if (!sync->segments || !valid_pair(sync, x, y))
+		return NULL;
+	return g_ptr_array_index(sync->segments, pair_index(sync, x, y));
 }
 
 bool vm_sync_has_matches(const struct vm_sync *sync, unsigned int x, unsigned int y)

@@ -122,6 +122,9 @@ struct vm_sync_hull;
 struct vm_sync_hull *vm_sync_hull_create(void);
 void vm_sync_hull_destroy(struct vm_sync_hull *hull);
 
+/* An independent copy (to try a match without keeping it). */
+struct vm_sync_hull *vm_sync_hull_copy(const struct vm_sync_hull *hull);
+
 /*
  * One matched message. `sent_by_ref`: the sender is the ref side (then
  * send_ts is a ref time and recv_ts an other time), else the other side
@@ -170,6 +173,12 @@ struct vm_sync *vm_sync_create(unsigned int machine_count);
 void vm_sync_destroy(struct vm_sync *sync);
 
 /*
+ * Also build each pair's piecewise-linear map (sync/segments.h) from the
+ * same matches: call before the first event.
+ */
+void vm_sync_keep_piecewise(struct vm_sync *sync);
+
+/*
  * One send or receive event of `machine` at time `ts` (that machine's own
  * clock). A send and a receive with the same protocol and key on two
  * different machines match; the first unmatched event of each key wins.
@@ -200,6 +209,13 @@ struct vm_sync_result {
 	long double accuracy;             /* of the pair next to the machine */
 	uint64_t matches;                 /* matches of the pair next to the machine */
 	int parent;                       /* previous machine on the path, -1 if none */
+	/*
+	 * With vm_sync_keep_piecewise(), for a machine paired with the
+	 * reference itself: its piecewise map (sync/segments.h, owned by the
+	 * vm_sync; `formula` stays the one line of Trace Compass). NULL
+	 * otherwise.
+	 */
+	struct vm_sync_segments *segments;
 };
 
 void vm_sync_solve(const struct vm_sync *sync, unsigned int reference,

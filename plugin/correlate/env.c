@@ -57,8 +57,8 @@ bool correlate_trace_created(void *data,
 		return ok;
 	}
 
-	slope = vm_sync_real_text(info->formula.slope);
-	offset = vm_sync_real_text(info->formula.offset_ns);
+	slope = vm_sync_real_text(info->map.formula.slope);
+	offset = vm_sync_real_text(info->map.formula.offset_ns);
 	accuracy = vm_sync_real_text(info->accuracy);
 	ok = set_string(output_trace, "vm_machine",
 			machine->name ? machine->name : machine->hostname) &&
@@ -94,14 +94,30 @@ bool correlate_trace_created(void *data,
  */
 static char *transform_text(const struct machine *machine, const struct machine_info *info)
 {
-	char *slope = vm_sync_real_text(info->formula.slope);
-	char *offset = vm_sync_real_text(info->formula.offset_ns);
+	char *slope = vm_sync_real_text(info->map.formula.slope);
+	char *offset = vm_sync_real_text(info->map.formula.offset_ns);
 	char *text = g_strdup_printf("%s={slope=\"%s\",offset-ns=\"%s\"}",
 		machine->name, slope, offset);
 
 	g_free(offset);
 	g_free(slope);
 	return text;
+}
+
+/* The largest accuracy (slope width) over a machine's segments. */
+static long double largest_accuracy(const struct machine_info *info)
+{
+	long double largest = info->accuracy;
+
+	for (unsigned int i = 0; i < vm_sync_map_segment_count(&info->map); i++) {
+		const struct vm_sync_segment *segment = vm_sync_map_segment(&info->map, i);
+
+		if (segment && segment->accuracy > largest) {
+			largest = segment->accuracy;
+		}
+	}
+
+	return largest;
 }
 
 static void log_machine(struct correlate_iter *iter, struct machine *machine,
@@ -124,17 +140,30 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 	char *as_parameter = transform ?
 		g_strdup_printf("as a parameter: transforms={%s}", transform) :
 		g_strdup("the time base");
-	char *slope = vm_sync_real_text(info->formula.slope);
-	char *offset = vm_sync_real_text(info->formula.offset_ns);
+	char *slope = vm_sync_real_text(info->map.formula.slope);
+	char *offset = vm_sync_real_text(info->map.formula.offset_ns);
 	char *accuracy = vm_sync_real_text(info->accuracy);
+	unsigned int segments = vm_sync_map_segment_count(&info->map);
+	char *largest = vm_sync_real_text(largest_accuracy(info));
+
+	if (segments > 1) {
+		/* One line cannot stand for a piecewise map. */
+		g_free(as_parameter);
+		as_parameter = g_strdup("no `transforms` formula gives these segments "
+			"(sync-model=\"linear\" gives one line)");
+	}
 
 	CORRELATE_LOGI(iter->log_level, iter->name,
 		"Machine `%s`: role %s%s, sync %s, quality %s, %" PRIu64 " matches, "
-		"accuracy %s, t_ref = %s * t + %s ns; %s",
+		"accuracy %s, t_ref = %s * t + %s ns%s; %u segment%s, largest accuracy %s; %s",
 		machine->name, info->role, info->is_reference ? " (reference)" : "",
 		info->method, vm_sync_quality_name(info->quality), info->matches,
-		accuracy, slope, offset, as_parameter);
-	if (transform) {
+		accuracy, slope, offset, segments > 1 ? " (first segment)" : "",
+		segments, segments > 1 ? "s" : "", largest, as_parameter);
+	g_free(largest);
+	if (segments > 1) {
+		iter->summary_has_segments = true;
+	} else if (transform) {
 		g_string_append_printf(all_transforms, "%s%s",
 			all_transforms->len ? "," : "", transform);
 	}
@@ -152,6 +181,7 @@ void correlate_log_summary(struct correlate_iter *iter)
 	const char *reference = NULL;
 	unsigned int i;
 
+	iter->summary_has_segments = false;
 	for (i = 0; i < machine_table_count(iter->machines); i++) {
 		struct machine *machine = machine_table_at(iter->machines, i);
 
@@ -161,7 +191,7 @@ void correlate_log_summary(struct correlate_iter *iter)
 		}
 	}
 
-	if (reference && all_transforms->len > 0) {
+	if (reference && all_transforms->len > 0 && !iter->summary_has_segments) {
 		CORRELATE_LOGI(iter->log_level, iter->name,
 			"To skip the synchronization pass next time, pass: "
 			"reference=\"%s\",transforms={%s}", reference, all_transforms->str);

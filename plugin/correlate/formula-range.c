@@ -62,7 +62,7 @@ static void range_error(struct correlate_iter *iter, struct machine *machine,
 		const char *times)
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
-	char *formula = formula_text(&info->formula);
+	char *formula = formula_text(&info->map.formula);
 	char *advice = what_to_do(machine, info);
 
 	ITER_ERROR(iter, "The formula of machine `%s` (%s, from %s) maps %s, out of "
@@ -84,17 +84,27 @@ static bool check_span(struct correlate_iter *iter, struct machine *machine)
 	int64_t mapped_first, mapped_last;
 	char *times;
 
-	if (!machine->has_clock || !info->has_span ||
-			vm_sync_formula_maps_span(&info->formula, info->first_ns,
-				info->last_ns, CORRELATE_OUTPUT_MIN_NS,
-				CORRELATE_OUTPUT_MAX_NS, &mapped_first, &mapped_last)) {
+	/* The map increases: its ends decide, each with the segment it falls in. */
+	const struct vm_sync_formula *at_first, *at_last;
+
+	if (!machine->has_clock || !info->has_span) {
+		return true;
+	}
+
+	at_first = vm_sync_map_formula_at(&info->map, info->first_ns);
+	at_last = vm_sync_map_formula_at(&info->map, info->last_ns);
+	if (vm_sync_formula_maps_span(at_first, info->first_ns, info->first_ns,
+			CORRELATE_OUTPUT_MIN_NS, CORRELATE_OUTPUT_MAX_NS, &mapped_first,
+			&mapped_last) &&
+			vm_sync_formula_maps_span(at_last, info->last_ns, info->last_ns,
+				CORRELATE_OUTPUT_MIN_NS, CORRELATE_OUTPUT_MAX_NS,
+				&mapped_first, &mapped_last)) {
 		return true;
 	}
 
 	times = g_strdup_printf("its times, %" PRId64 " to %" PRId64 " ns from its "
 		"clock's origin, to %.12Lg to %.12Lg ns", info->first_ns, info->last_ns,
-		mapped_value(&info->formula, info->first_ns),
-		mapped_value(&info->formula, info->last_ns));
+		mapped_value(at_first, info->first_ns), mapped_value(at_last, info->last_ns));
 	range_error(iter, machine, times);
 	g_free(times);
 	return false;

@@ -16,7 +16,7 @@ struct machine_info *correlate_machine_info(struct correlate_iter *iter,
 
 	while (iter->infos->len <= machine->index) {
 		info = g_new0(struct machine_info, 1);
-		info->formula = vm_sync_formula_identity();
+		vm_sync_map_init(&info->map, &(struct vm_sync_formula) { 1.0L, 0.0L });
 		info->quality = VM_SYNC_ABSENT;
 		info->method = "none";
 		info->role = "unknown";
@@ -25,6 +25,14 @@ struct machine_info *correlate_machine_info(struct correlate_iter *iter,
 	}
 
 	return g_ptr_array_index(iter->infos, machine->index);
+}
+
+static void machine_info_destroy(gpointer data)
+{
+	struct machine_info *info = data;
+
+	vm_sync_map_fini(&info->map);
+	g_free(info);
 }
 
 static bool names_kvm_entry(const char *name)
@@ -120,7 +128,7 @@ struct stream_state *correlate_upstream_stream_state(struct correlate_iter *iter
 	return bound->cached_state;
 }
 
-static const struct vm_sync_formula *formula_of_clock_class(void *data,
+static const struct vm_sync_map *map_of_clock_class(void *data,
 		const bt_clock_class *clock_class)
 {
 	struct correlate_iter *iter = data;
@@ -131,7 +139,7 @@ static const struct vm_sync_formula *formula_of_clock_class(void *data,
 		return NULL;
 	}
 
-	return &correlate_machine_info(iter, machine)->formula;
+	return &correlate_machine_info(iter, machine)->map;
 }
 
 /*
@@ -240,7 +248,7 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	iter->upstreams = g_array_new(FALSE, FALSE, sizeof(struct upstream));
 	iter->bounds = g_array_new(FALSE, FALSE, sizeof(struct upstream_bound));
 	iter->machines = machine_table_create();
-	iter->infos = g_ptr_array_new_with_free_func(g_free);
+	iter->infos = g_ptr_array_new_with_free_func(machine_info_destroy);
 	iter->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 		stream_state_destroy);
 	iter->stream_classes_seen = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -282,7 +290,7 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	}
 
 	iter->mirror = mirror_create(self_msg_iter, self_comp, iter->log_level,
-		formula_of_clock_class, correlate_trace_created, iter);
+		map_of_clock_class, correlate_trace_created, iter);
 	if (!iter->mirror) {
 		ITER_ERROR(iter, "Cannot create the output trace mirror.");
 		goto error;

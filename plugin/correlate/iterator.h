@@ -31,6 +31,7 @@
 #include "correlate/sync-events.h"
 #include "correlate/upstream.h"
 #include "sync/guest-mode.h"
+#include "sync/map.h"
 #include "sync/sync.h"
 #include "sync/vcpu-align.h"
 
@@ -60,7 +61,7 @@ enum correlate_warning {
 
 /* What filter.vm.correlate knows about one machine. */
 struct machine_info {
-	struct vm_sync_formula formula;   /* machine clock -> reference */
+	struct vm_sync_map map;           /* machine clock -> reference; map.formula: the first line */
 	struct vm_sync_prepared prepared; /* `formula` as last prepared (merge.c) */
 	enum vm_sync_quality quality;
 	long double accuracy;
@@ -162,6 +163,7 @@ struct correlate_iter {
 	 */
 	bool keeps_time_base;
 	bool sync_pass_done;
+	bool summary_has_segments;   /* a machine's map has several segments */
 
 	/* Sync pass. */
 	struct sync_event_reader *reader;

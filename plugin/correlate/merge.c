@@ -103,7 +103,9 @@ static int64_t machine_lower_bound(struct correlate_iter *iter, struct machine *
 		return INT64_MAX;
 	}
 
-	return formula_lower_bound(&correlate_machine_info(iter, machine)->formula, input_ns);
+	/* A piecewise map is continuous and increasing: its value here bounds the rest. */
+	return formula_lower_bound(vm_sync_map_formula_near(
+		&correlate_machine_info(iter, machine)->map, input_ns), input_ns);
 }
 
 /* The smallest converted time the upstream's future messages can have. */
@@ -169,7 +171,7 @@ static void welcome_late_machine(struct correlate_iter *iter, struct machine *ma
 
 	machine_table_assign_names(iter->machines);
 	given = g_hash_table_lookup(iter->comp->params.transforms, machine->name);
-	info->formula = given ? *given : vm_sync_formula_identity();
+	vm_sync_map_set_formula(&info->map, given ? given : &(struct vm_sync_formula) { 1.0L, 0.0L });
 	info->method = given ? "transforms" : "none";
 	info->role = "unknown";
 	if (machine_warn_once(machine, WARN_LATE_MACHINE)) {
@@ -207,16 +209,19 @@ static bool same_bits(const long double *a, const long double *b)
 }
 
 /*
- * The machine's formula, in the form that applies fastest: it is applied to
- * every timed message. The formula is set in several places (parameters,
- * sync pass, late machines): comparing it is cheaper than tracking them,
- * bit for bit in integer registers (x87 loads and compares cost more).
+ * The machine's formula at time `t`, in the form that applies fastest: it
+ * is applied to every timed message. The formula is set in several places
+ * (parameters, sync pass, late machines) and a piecewise map changes it
+ * from segment to segment: comparing it is cheaper than tracking them, bit
+ * for bit in integer registers (x87 loads and compares cost more).
  */
-static const struct vm_sync_prepared *prepared_formula(struct machine_info *info)
+static const struct vm_sync_prepared *prepared_formula(struct machine_info *info, int64_t t)
 {
-	if (!same_bits(&info->prepared.formula.slope, &info->formula.slope) ||
-			!same_bits(&info->prepared.formula.offset_ns, &info->formula.offset_ns)) {
-		vm_sync_formula_prepare(&info->formula, &info->prepared);
+	const struct vm_sync_formula *formula = vm_sync_map_formula_near(&info->map, t);
+
+	if (!same_bits(&info->prepared.formula.slope, &formula->slope) ||
+			!same_bits(&info->prepared.formula.offset_ns, &formula->offset_ns)) {
+		vm_sync_formula_prepare(formula, &info->prepared);
 	}
 
 	return &info->prepared;
@@ -249,7 +254,8 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 	if (clocked && time->has_time) {
 		entry->has_time = true;
 		if (!correlate_convert_time(iter, machine, prepared_formula(state ? state->info :
-				correlate_machine_info(iter, machine)), time->ns, &entry->time)) {
+				correlate_machine_info(iter, machine), time->ns), time->ns,
+				&entry->time)) {
 			return false;
 		}
 

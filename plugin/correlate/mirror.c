@@ -154,7 +154,7 @@ void mirror_destroy(struct mirror *mirror)
  * time, and remembers a NULL answer too. `found` tells whether the clock
  * class belongs to a known machine.
  */
-static const struct vm_sync_formula *lookup_formula(struct mirror *mirror,
+static const struct vm_sync_map *lookup_formula(struct mirror *mirror,
 		const bt_clock_class *clock_class, bool *found)
 {
 	struct mirror_map *map = &mirror->formulas;
@@ -246,8 +246,7 @@ static bool apply_formula(struct mirror *mirror, const bt_clock_snapshot *snapsh
 		bool report, uint64_t *value)
 {
 	bool found;
-	const struct vm_sync_formula *formula =
-		lookup_formula(mirror, clock_class, &found);
+	const struct vm_sync_map *map = lookup_formula(mirror, clock_class, &found);
 	int64_t ref_ns;
 	bool fits;
 
@@ -263,7 +262,8 @@ static bool apply_formula(struct mirror *mirror, const bt_clock_snapshot *snapsh
 		return false;
 	}
 
-	fits = vm_sync_formula_apply_checked(formula, ns_from_origin, &ref_ns);
+	fits = vm_sync_formula_apply_checked(vm_sync_map_formula_at(map, ns_from_origin),
+		ns_from_origin, &ref_ns);
 	return output_value(mirror, snapshot, fits, ref_ns, report, value);
 }
 

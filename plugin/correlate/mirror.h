@@ -13,18 +13,19 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
-#include "sync/sync.h"
+#include "sync/map.h"
 
 struct mirror;
 
 /*
  * The map from an upstream clock class's time (ns from its origin) to the
  * reference time base (ns since the Unix epoch). Called once per upstream
- * clock class, the first time the mirror meets it; the returned formula must
- * stay valid as long as the mirror lives. NULL: the clock class belongs to no
+ * clock class, the first time the mirror meets it; the returned map (one
+ * formula or the segments of a piecewise map) must stay valid as long as
+ * the mirror lives. NULL: the clock class belongs to no
  * known machine (the mirror then fails that message with an error cause).
  */
-typedef const struct vm_sync_formula *(*mirror_formula_fn)(void *data,
+typedef const struct vm_sync_map *(*mirror_formula_fn)(void *data,
 		const bt_clock_class *upstream_clock_class);
 
 /*

@@ -8,8 +8,9 @@
 
 #include "correlate/params.h"
 
-#define ACCEPTED_KEYS "`sync`, `reference`, `host` and `transforms`"
+#define ACCEPTED_KEYS "`sync`, `sync-model`, `reference`, `host` and `transforms`"
 #define ACCEPTED_SYNC "`auto`, `vmsync`, `tcp`, `vcpu` or `none`"
+#define ACCEPTED_MODELS "`piecewise` or `linear`"
 
 static const char *const sync_method_names[] = {
 	[CORRELATE_SYNC_AUTO] = "auto",
@@ -22,6 +23,16 @@ static const char *const sync_method_names[] = {
 const char *correlate_sync_method_name(enum correlate_sync_method method)
 {
 	return sync_method_names[method];
+}
+
+static const char *const sync_model_names[] = {
+	[CORRELATE_MODEL_PIECEWISE] = "piecewise",
+	[CORRELATE_MODEL_LINEAR] = "linear",
+};
+
+const char *correlate_sync_model_name(enum correlate_sync_model model)
+{
+	return sync_model_names[model];
 }
 
 #define PARAM_ERROR(self_comp, ...) \
@@ -43,6 +54,25 @@ static bool parse_sync(struct correlate_params *params, const bt_value *value,
 
 	PARAM_ERROR(self_comp, "Invalid parameter `sync`: expecting a string, "
 		"one of " ACCEPTED_SYNC " (default `auto`).");
+	return false;
+}
+
+static bool parse_sync_model(struct correlate_params *params, const bt_value *value,
+		bt_self_component *self_comp)
+{
+	unsigned int i;
+
+	if (bt_value_is_string(value)) {
+		for (i = 0; i < G_N_ELEMENTS(sync_model_names); i++) {
+			if (strcmp(bt_value_string_get(value), sync_model_names[i]) == 0) {
+				params->model = i;
+				return true;
+			}
+		}
+	}
+
+	PARAM_ERROR(self_comp, "Invalid parameter `sync-model`: expecting a string, "
+		"one of " ACCEPTED_MODELS " (default `piecewise`).");
 	return false;
 }
 
@@ -221,6 +251,8 @@ static bt_value_map_foreach_entry_const_func_status parse_entry(const char *key,
 
 	if (strcmp(key, "sync") == 0) {
 		parse->ok = parse_sync(parse->params, value, parse->self_comp);
+	} else if (strcmp(key, "sync-model") == 0) {
+		parse->ok = parse_sync_model(parse->params, value, parse->self_comp);
 	} else if (strcmp(key, "reference") == 0) {
 		parse->ok = parse_machine_name(&parse->params->reference, key, value,
 			parse->self_comp);
@@ -249,6 +281,7 @@ bool correlate_params_parse(struct correlate_params *params,
 	};
 
 	params->sync = CORRELATE_SYNC_AUTO;
+	params->model = CORRELATE_MODEL_PIECEWISE;
 	params->transforms = g_hash_table_new_full(g_str_hash, g_str_equal,
 		g_free, g_free);
 	if (!values || !bt_value_is_map(values)) {

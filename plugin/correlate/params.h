@@ -21,8 +21,15 @@ enum correlate_sync_method {
 	CORRELATE_SYNC_VCPU,   /* guest events inside the host's guest-mode intervals */
 };
 
+/* How a machine's clock maps to the reference (SPEC "Long traces"). */
+enum correlate_sync_model {
+	CORRELATE_MODEL_PIECEWISE,  /* continuous segments, a new one where a line stops fitting */
+	CORRELATE_MODEL_LINEAR,     /* one line per machine, as Trace Compass */
+};
+
 struct correlate_params {
 	enum correlate_sync_method sync;
+	enum correlate_sync_model model;
 
 	/* Machine names, NULL when not given. */
 	char *reference;
@@ -34,6 +41,9 @@ struct correlate_params {
 
 /* "auto", "vmsync", "tcp", "none", "vcpu". */
 const char *correlate_sync_method_name(enum correlate_sync_method method);
+
+/* "piecewise", "linear". */
+const char *correlate_sync_model_name(enum correlate_sync_model model);
 
 /* Fills `params` from the component's parameters; false with an error cause. */
 bool correlate_params_parse(struct correlate_params *params,

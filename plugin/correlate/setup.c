@@ -229,10 +229,11 @@ static void apply_transforms(struct correlate_iter *iter)
 		info->matches = 0;
 		info->accuracy = 0;
 		if (given) {
-			info->formula = *given;
+			vm_sync_map_set_formula(&info->map, given);
 			info->method = "transforms";
 		} else {
-			info->formula = vm_sync_formula_identity();
+			vm_sync_map_set_formula(&info->map,
+				&(struct vm_sync_formula) { 1.0L, 0.0L });
 			info->method = iter->keeps_time_base ? "kept" :
 				info->is_reference ? "reference" : "none";
 		}

@@ -17,6 +17,7 @@
 #include "correlate/formula-range.h"
 #include "correlate/iterator.h"
 #include "correlate/vcpu-collect.h"
+#include "sync/segments.h"
 
 static int compare_keys(const struct vm_sync_key *a, const struct vm_sync_key *b)
 {
@@ -124,14 +125,35 @@ static bool method_allows(enum correlate_sync_method wanted, enum correlate_sync
 	return wanted == CORRELATE_SYNC_AUTO || wanted == method;
 }
 
-static void take_result(struct machine_info *info, const struct vm_sync_result *result,
-		const char *method)
+/*
+ * A machine's map: Trace Compass's one line, or with sync-model="piecewise"
+ * the segments of its pair with the reference; the entries that describe
+ * the formula then describe the first segment (SPEC "Long traces").
+ */
+static void take_result(struct correlate_iter *iter, struct machine_info *info,
+		const struct vm_sync_result *result, const char *method)
 {
-	info->formula = result->formula;
+	const struct vm_sync_segment *segments;
+	unsigned int count;
+
+	vm_sync_map_set_formula(&info->map, &result->formula);
 	info->quality = result->quality;
 	info->accuracy = result->accuracy;
 	info->matches = result->matches;
 	info->method = method;
+	if (iter->comp->params.model != CORRELATE_MODEL_PIECEWISE || !result->segments) {
+		return;
+	}
+
+	segments = vm_sync_segments_map(result->segments, &count);
+	if (count < 2) {
+		return;
+	}
+
+	vm_sync_map_set_segments(&info->map, segments, count);
+	info->quality = segments[0].quality;
+	info->accuracy = segments[0].accuracy;
+	info->matches = segments[0].matches;
 }
 
 /* The messages that parameter `sync` lets match, as the warnings name them. */
@@ -212,16 +234,16 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 
 		if (method_allows(wanted, CORRELATE_SYNC_VMSYNC) &&
 				by_vmsync[sync_index[i]].parent >= 0) {
-			take_result(info, &by_vmsync[sync_index[i]], "vmsync");
+			take_result(iter, info, &by_vmsync[sync_index[i]], "vmsync");
 		} else if (method_allows(wanted, CORRELATE_SYNC_VCPU) &&
 				correlate_vcpu_has_path(iter, by_vcpu, machine)) {
-			take_result(info, &by_vcpu->results[sync_index[i]], "vcpu");
+			take_result(iter, info, &by_vcpu->results[sync_index[i]], "vcpu");
 			if (i < by_vcpu->fit_count && by_vcpu->fits[i].status == VM_VCPU_FIT_OK) {
 				info->host_pid = by_vcpu->fits[i].host_pid;
 			}
 		} else if (method_allows(wanted, CORRELATE_SYNC_TCP) &&
 				by_tcp[sync_index[i]].parent >= 0) {
-			take_result(info, &by_tcp[sync_index[i]], "tcp");
+			take_result(iter, info, &by_tcp[sync_index[i]], "tcp");
 		} else {
 			warn_no_sync(iter, machine, reference, by_vcpu);
 		}
@@ -460,6 +482,10 @@ static bool prepare(struct correlate_iter *iter)
 	iter->sync_index = make_sync_order(iter);
 	iter->by_vmsync = vm_sync_create(count);
 	iter->by_tcp = vm_sync_create(count);
+	if (iter->comp->params.model == CORRELATE_MODEL_PIECEWISE) {
+		vm_sync_keep_piecewise(iter->by_vmsync);
+		vm_sync_keep_piecewise(iter->by_tcp);
+	}
 	correlate_vcpu_start(iter);
 	iter->sync_ready = true;
 	return true;

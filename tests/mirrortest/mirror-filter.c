@@ -14,7 +14,7 @@
 
 struct mirror_filter {
 	bt_logging_level log_level;
-	struct vm_sync_formula formula;
+	struct vm_sync_map map;
 	/* Clock class name that gets no formula (tests the error path), or NULL. */
 	gchar *no_formula_for;
 };
@@ -97,8 +97,7 @@ bt_component_class_initialize_method_status mirror_filter_initialize(
 
 	filter->log_level = bt_component_get_logging_level(
 		bt_self_component_as_component(self_comp));
-	filter->formula.slope = 1.0L;
-	filter->formula.offset_ns = (long double) offset;
+	vm_sync_map_init(&filter->map, &(struct vm_sync_formula) { 1.0L, (long double) offset });
 	bt_self_component_set_data(self_comp, filter);
 	if (bt_self_component_filter_add_input_port(self_comp_filter, "in", NULL,
 			NULL) ||
@@ -124,7 +123,7 @@ void mirror_filter_finalize(bt_self_component_filter *self_comp_filter)
 }
 
 /* The same formula for every clock class but the `no-formula-for` one. */
-static const struct vm_sync_formula *offset_formula(void *data,
+static const struct vm_sync_map *offset_formula(void *data,
 		const bt_clock_class *clock_class)
 {
 	struct mirror_filter *filter = data;
@@ -135,7 +134,7 @@ static const struct vm_sync_formula *offset_formula(void *data,
 		return NULL;
 	}
 
-	return &filter->formula;
+	return &filter->map;
 }
 
 static void drop_pending(struct mirror_filter_iter *iter)
