@@ -200,11 +200,12 @@ static void iter_destroy(struct correlate_iter *iter)
 		return;
 	}
 
+	correlate_merge_reset(iter);
+	sync_stream_destroy(iter->sync_stream);
 	if (iter->mirror) {
 		mirror_destroy(iter->mirror);
 	}
 
-	correlate_merge_reset(iter);
 	g_array_free(iter->pending, TRUE);
 	reorder_destroy(iter->reorder);
 	for (i = 0; i < iter->upstreams->len; i++) {
@@ -295,6 +296,9 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 		ITER_ERROR(iter, "Cannot create the output trace mirror.");
 		goto error;
 	}
+
+	iter->sync_stream = sync_stream_create(self_msg_iter,
+		mirror_borrow_clock_class(iter->mirror));
 
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 

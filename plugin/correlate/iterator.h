@@ -29,6 +29,7 @@
 #include "correlate/mirror.h"
 #include "correlate/reorder.h"
 #include "correlate/sync-events.h"
+#include "correlate/sync-stream.h"
 #include "correlate/upstream.h"
 #include "sync/guest-mode.h"
 #include "sync/map.h"
@@ -191,6 +192,9 @@ struct correlate_iter {
 	int limiting;             /* the upstream that holds `bound` down, -1: none */
 	int64_t other_bound;      /* the lowest bound of the other upstreams */
 	struct mirror *mirror;
+	struct sync_stream *sync_stream;   /* vm:sync events (sync-stream.h) */
+	bool sync_events_queued;           /* this pass's are in the reorder buffer */
+	uint64_t sync_stream_seq;          /* next position in the vm:sync stream */
 	uint64_t inactivity_seq;
 	bool has_last_emitted;
 	int64_t last_emitted;
@@ -234,6 +238,15 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		struct correlate_iter *iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count);
 void correlate_merge_reset(struct correlate_iter *iter);
+
+/*
+ * sync-stream-queue.c: the vm:sync events of every machine's segments
+ * after its first, into the reorder buffer (with the stream and packet
+ * beginnings), and their ends once the inputs ended. False with an error
+ * cause.
+ */
+bool correlate_queue_sync_events(struct correlate_iter *iter);
+bool correlate_end_sync_events(struct correlate_iter *iter);
 
 /* iterator.c: seek every upstream to its beginning. */
 bool correlate_seek_upstreams(struct correlate_iter *iter);

@@ -47,6 +47,10 @@ void correlate_merge_reset(struct correlate_iter *iter)
 	iter->bound_valid = false;
 	iter->has_last_emitted = false;
 	iter->inactivity_seq = 0;
+	iter->sync_events_queued = false;
+	if (iter->sync_stream) {
+		sync_stream_rewind(iter->sync_stream);
+	}
 }
 
 static bool carries(const struct upstream_bound *bound, const struct machine *machine)
@@ -240,6 +244,7 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 	bool clocked = machine && machine->has_clock && (!state || state->has_clock);
 
 	entry->msg = msg;
+	entry->own = false;
 	entry->has_time = false;
 	entry->stream_key = state ? state->sort_key : "";
 	entry->seq = state ? state->seq++ : iter->inactivity_seq++;
@@ -538,8 +543,15 @@ static bt_message_iterator_class_next_method_status release(struct correlate_ite
 	bool has_time = entry->has_time;
 	int64_t time = entry->time;
 
+	bool own = entry->own;
+
 	check_order(iter, entry);
 	msg = reorder_pop(iter->reorder);
+	if (own) {
+		msgs[(*count)++] = msg;
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	}
+
 	/* Its time was converted once, for the order: the mirror stamps it. */
 	converted = has_time ? mirror_convert_at(iter->mirror, msg, time) :
 		mirror_convert(iter->mirror, msg);
@@ -588,6 +600,13 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		}
 	}
 
+	if (!iter->sync_events_queued) {
+		iter->sync_events_queued = true;
+		if (!correlate_queue_sync_events(iter)) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+	}
+
 	while (*count < capacity) {
 		const bt_message *msg;
 		struct msg_time time;
@@ -608,6 +627,16 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		}
 
 		if (iter->limiting < 0) {
+			/* Every input ended: the vm:sync stream ends with them. */
+			if (reorder_is_empty(iter->reorder) && sync_stream_is_open(iter->sync_stream)) {
+				if (!correlate_end_sync_events(iter)) {
+					return fail(BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR,
+						msgs, count);
+				}
+
+				continue;
+			}
+
 			break;
 		}
 

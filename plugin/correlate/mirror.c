@@ -305,3 +305,8 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 	mirror->last_conversion.value = *value;
 	return true;
 }
+
+bt_clock_class *mirror_borrow_clock_class(struct mirror *mirror)
+{
+	return mirror->clock_class;
+}

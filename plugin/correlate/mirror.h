@@ -73,4 +73,7 @@ bt_message *mirror_convert_at(struct mirror *mirror, const bt_message *in,
 bool mirror_message_time(struct mirror *mirror, const bt_message *in,
 		int64_t *ref_ns);
 
+/* The output clock class (the reference time base), borrowed. */
+bt_clock_class *mirror_borrow_clock_class(struct mirror *mirror);
+
 #endif /* VM_CORRELATE_MIRROR_H */

@@ -20,6 +20,7 @@ struct reorder_entry {
 	const char *stream_key; /* tie-break: the stream's sort key */
 	uint64_t seq;           /* tie-break: position in the stream */
 	const bt_message *msg;  /* owned reference */
+	bool own;               /* a message of correlate's own (already an output one) */
 };
 
 /*
