@@ -11,6 +11,7 @@ void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *ref
 		struct vcpu_solution *solution)
 {
 	unsigned int count = machine_table_count(iter->machines);
+	bool piecewise = iter->comp->params.model == CORRELATE_MODEL_PIECEWISE;
 	struct vm_sync *sync;
 
 	solution->results = g_new0(struct vm_sync_result, iter->sync_count ? iter->sync_count : 1);
@@ -20,14 +21,24 @@ void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *ref
 
 	solution->fits = NULL;
 	solution->fit_count = 0;
+	solution->sync = NULL;
 	if (!iter->by_vcpu || !vm_vcpu_align_has_host(iter->by_vcpu) || count == 0) {
 		return;
 	}
 
 	solution->fits = g_new0(struct vm_vcpu_fit, count);
 	solution->fit_count = count;
+	if (piecewise) {
+		vm_vcpu_align_keep_piecewise(iter->by_vcpu);
+	}
+
 	vm_vcpu_align_solve(iter->by_vcpu, count, solution->fits);
 	sync = vm_sync_create(iter->sync_count);
+	/* The fit's map is the one these constraints give (results' segments). */
+	if (piecewise) {
+		vm_sync_keep_piecewise(sync);
+	}
+
 	for (unsigned int i = 0; i < count && i < iter->sync_count; i++) {
 		const struct vm_vcpu_fit *fit = &solution->fits[i];
 
@@ -38,11 +49,12 @@ void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *ref
 	}
 
 	vm_sync_solve(sync, iter->sync_index[reference->index], solution->results);
-	vm_sync_destroy(sync);
+	solution->sync = sync;
 }
 
 void correlate_vcpu_solution_fini(struct vcpu_solution *solution)
 {
+	vm_sync_destroy(solution->sync);
 	g_free(solution->results);
 	g_free(solution->fits);
 }
