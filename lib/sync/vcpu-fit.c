@@ -17,6 +17,7 @@
  */
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "sync/vcpu-align-private.h"
@@ -26,6 +27,12 @@
 #define MIN_EVENTS 100
 /* Anchors tried per pairing before giving up. */
 #define MAX_ATTEMPTS 6
+/*
+ * A window of a piecewise map whose clock runs further than this off the
+ * host's comes from wrong attributions (the offset search assumes 200 ppm
+ * at most, NTP slews by up to 500).
+ */
+#define MAX_WINDOW_DRIFT 1e-3L
 /* Guest events outside guest mode allowed: 1 per OUTSIDE_DIVISOR, plus 2. */
 #define OUTSIDE_DIVISOR 1000
 
@@ -202,7 +209,8 @@ static bool sound(const struct vm_sync_segment *map, unsigned int count,
 			continue;
 		/* One window is judged as one line is. */
 		if (segment->matches < VM_VCPU_MIN_CONSTRAINTS || (count > 1 &&
-				segment->quality != VM_SYNC_ACCURATE))
+				(segment->quality != VM_SYNC_ACCURATE ||
+					fabsl(segment->formula.slope - 1) > MAX_WINDOW_DRIFT)))
 			return false;
 		fit->accuracy = MAX(fit->accuracy, segment->accuracy);
 	}

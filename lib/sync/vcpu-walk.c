@@ -6,29 +6,36 @@
  * The fit of vcpu-fit.c grows one window around the anchor under one
  * line; here the trace is walked outward from the anchor instead, one
  * short stretch of host time after the other, each attributed under the
- * line of the stretches just behind it. Over a few milliseconds a change
- * of rate moves the clock by at most about a microsecond, which the
- * attribution tolerance covers: every attribution stays right, so every
- * constraint holds, whatever the rate does over the whole trace. The
- * constraints then give the piecewise map (segments.c, the windowing
- * vmsync's matches get), the whole trace is attributed once more under
- * that map, and those constraints make the map the caller checks.
+ * line of the run behind it (the constraints since the rate last changed,
+ * as far as they tell), with a tolerance that covers how loosely that run
+ * bounds its line there and a change of rate since: every attribution
+ * stays right, so every constraint holds, whatever the rate does over the
+ * whole trace. The constraints walked then give a piecewise map
+ * (segments.c, the windowing vmsync's matches get), the whole trace is
+ * attributed again under it, with a tighter tolerance each time, and the
+ * constraints of the last pass make the map the caller checks.
  */
+
+#include <math.h>
 
 #include "sync/vcpu-align-private.h"
 #include "util/time-span.h"
 
 /* Host time attributed per step of the walk. */
 #define STEP_NS INT64_C(5000000)
-/* Stretches behind the edge whose line carries the walk over the next one. */
-#define LOCAL_STRETCHES 4
-/*
- * A clock's rate changes by at most 1 / RATE_CHANGE_DIVISOR (200 ppm)
- * between the line of the stretches behind and the next stretch.
- */
+/* A clock's rate changes by at most 1 / RATE_CHANGE_DIVISOR (200 ppm). */
 #define RATE_CHANGE_DIVISOR 5000
 
-/* One stretch of host time walked, and the constraints found in it. */
+/*
+ * The tolerances of the attributions of the whole trace after the walk,
+ * each under the map of the one before: the walk's map may be off by a few
+ * microseconds where the rate changed, the last one is the fitted
+ * tolerance.
+ */
+static const int64_t refinements[] = { 4 * VM_VCPU_FITTED_TOLERANCE_NS,
+	VM_VCPU_FITTED_TOLERANCE_NS };
+
+/* The first stretch of host time walked, and the constraints found in it. */
 struct stretch {
 	int64_t low;
 	int64_t high;
@@ -112,115 +119,147 @@ static struct stretch *seed(const struct vm_vcpu_pairing *pairing,
 	}
 }
 
-/* The line of the `used` stretches at the end of `side` (time order inside). */
-static enum vm_sync_quality line_of(const GPtrArray *side, guint used,
-		struct vm_sync_formula *line, long double *accuracy)
+/*
+ * One direction of the walk. Its run is the hull of the constraints walked
+ * since the clock last changed rate as far as they tell (a rate change
+ * shows when they fit no line any more): the longer the run, the better
+ * its line carries the walk over the next stretch. Walking back in time,
+ * the run holds the constraints mirrored (times negated, each bounding the
+ * other side), so that it takes them in its time order too.
+ */
+struct side {
+	bool forward;
+	struct vm_sync_hull *run;
+	int64_t last;             /* host time of its last constraint (mirrored time order) */
+	/* The line in use: of a run that bounded one, when it was taken. */
+	struct vm_sync_formula line;
+	struct vm_sync_hull *guide;   /* a copy of that run */
+	int64_t line_at;
+	GArray *all;              /* every constraint walked, any order */
+};
+
+/* Adds `constraints` (host order) to the run, in its time order. */
+static void run_add(struct side *side, const GArray *constraints)
 {
-	GArray *constraints = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
-	struct vm_sync_hull *hull = vm_sync_hull_create();
-	enum vm_sync_quality quality;
+	for (guint n = 0; n < constraints->len; n++) {
+		const struct vm_vcpu_constraint *c = &g_array_index(constraints,
+			struct vm_vcpu_constraint, side->forward ? n : constraints->len - 1 - n);
+		int64_t at = vm_vcpu_constraint_host_time(c);
 
-	for (guint i = side->len - used; i < side->len; i++) {
-		const struct stretch *stretch = g_ptr_array_index(side, i);
-
-		g_array_append_vals(constraints, stretch->constraints->data,
-			stretch->constraints->len);
+		/*
+		 * An interval across two stretches gives the next one a
+		 * constraint a little before the last one added: the hull takes
+		 * points in order only.
+		 */
+		if (side->forward ? at < side->last : at > side->last)
+			continue;
+		side->last = at;
+		if (side->forward)
+			vm_sync_hull_add_match(side->run, c->host_to_guest, c->send, c->recv);
+		else
+			/* Mirrored, an entry's bound holds from the other side. */
+			vm_sync_hull_add_match(side->run, !c->host_to_guest, -c->recv, -c->send);
 	}
-	/* Neighbouring stretches overlap by their tolerance. */
-	vm_vcpu_sort_constraints(constraints);
-	vm_vcpu_hull_add(hull, constraints);
-	quality = vm_sync_hull_quality(hull);
-	*line = vm_sync_hull_formula(hull);
-	*accuracy = vm_sync_hull_accuracy(hull);
-	vm_sync_hull_destroy(hull);
-	g_array_free(constraints, TRUE);
-	return quality;
+}
+
+/* A run of `constraints` alone. */
+static void run_start(struct side *side, const GArray *constraints)
+{
+	vm_sync_hull_destroy(side->run);
+	side->run = vm_sync_hull_create();
+	side->last = side->forward ? INT64_MIN : INT64_MAX;
+	run_add(side, constraints);
 }
 
 /*
- * The line to carry the walk on with: that of the last LOCAL_STRETCHES
- * stretches, or of fewer when the rate changed among them (their
- * constraints then fit no line), or of more when they hold too few
- * constraints (an idle vCPU). `*far` gets the host time its data reaches
- * back to. False when even the last stretch alone fits no line: its
- * attribution was wrong.
+ * What a line may be off by at host time `at`: how far apart the lines its
+ * run allows are there (how loosely its constraints bound it, widened by
+ * its slope's freedom beyond them), and a change of rate since it was
+ * taken (and over the stretch, and the one before, whose change the run
+ * may not show yet).
  */
-static bool local_line(const GPtrArray *side, bool forward, struct vm_sync_formula *line,
-		long double *accuracy, int64_t *far)
+static int64_t tolerance_at(const struct side *side, const struct vm_sync_hull *guide,
+		int64_t line_at, int64_t at)
 {
-	guint used = MIN(LOCAL_STRETCHES, side->len);
-	enum vm_sync_quality quality = line_of(side, used, line, accuracy);
-	const struct stretch *oldest;
+	int64_t since = side->forward ? vm_time_span(at, line_at) : vm_time_span(line_at, at);
 
-	while (quality == VM_SYNC_FAIL && used > 1) {
-		used /= 2;
-		quality = line_of(side, used, line, accuracy);
-	}
-	while (quality != VM_SYNC_ACCURATE && quality != VM_SYNC_FAIL && used < side->len) {
-		used = MIN(used * 2, side->len);
-		quality = line_of(side, used, line, accuracy);
-	}
-	if (quality != VM_SYNC_ACCURATE)
+	return VM_VCPU_FITTED_TOLERANCE_NS +
+		(int64_t) vm_sync_hull_width_at(guide, side->forward ? at : -at) +
+		(since + 2 * STEP_NS) / RATE_CHANGE_DIVISOR;
+}
+
+/*
+ * Takes the run's line for the stretch after `edge` when it bounds one
+ * and promises a smaller tolerance there than the line in use: a run just
+ * begun (after a change of rate) bounds its line loosely, and until it has
+ * grown, the line of the run before, whose rate changed by little, carries
+ * the walk better. A slope that far from the line in use is no change of
+ * rate a clock makes: that run is not taken. False when the run fits no
+ * line.
+ */
+static bool run_line(struct side *side, int64_t edge, bool first)
+{
+	enum vm_sync_quality quality = vm_sync_hull_quality(side->run);
+	int64_t next = vm_time_sum(edge, side->forward ? STEP_NS : -STEP_NS);
+	struct vm_sync_formula line;
+
+	if (quality == VM_SYNC_FAIL)
 		return false;
-	oldest = g_ptr_array_index(side, side->len - used);
-	*far = forward ? oldest->low : oldest->high;
+	if (quality != VM_SYNC_ACCURATE)
+		return true;
+	line = vm_sync_hull_formula(side->run);
+	/* Mirrored back: t_ref = s t + o there is t_ref = s t - o here. */
+	if (!side->forward)
+		line.offset_ns = -line.offset_ns;
+	if (!first && (tolerance_at(side, side->run, edge, next) >
+			tolerance_at(side, side->guide, side->line_at, next) ||
+			fabsl(line.slope - side->line.slope) > 1.0L / RATE_CHANGE_DIVISOR))
+		return true;
+	side->line = line;
+	vm_sync_hull_destroy(side->guide);
+	side->guide = vm_sync_hull_copy(side->run);
+	side->line_at = edge;
 	return true;
 }
 
 /*
- * Walks from the seed (the first stretch of `side`) to the end of the
- * host's record in one direction. False when a stretch contradicts the
- * ones behind it.
+ * Walks from the seed to the end of the host's record in one direction.
+ * False when a stretch contradicts itself: its attribution was wrong.
  */
-static bool walk_side(const struct vm_vcpu_pairing *pairing, GPtrArray *side, bool forward,
-		int64_t record_from, int64_t record_to)
+static bool walk_side(const struct vm_vcpu_pairing *pairing, struct side *side,
+		const struct stretch *first, int64_t record_from, int64_t record_to)
 {
-	const struct stretch *first = g_ptr_array_index(side, 0);
-	int64_t edge = forward ? first->high : first->low;
+	int64_t edge = side->forward ? first->high : first->low;
 
-	while (forward ? edge < record_to : edge > record_from) {
-		struct vm_sync_formula line;
-		long double accuracy;
-		int64_t far, next, distance, tolerance;
+	run_start(side, first->constraints);
+	if (!run_line(side, edge, true) ||
+			vm_sync_hull_quality(side->run) != VM_SYNC_ACCURATE)
+		return false;
+	while (side->forward ? edge < record_to : edge > record_from) {
+		int64_t next = vm_time_sum(edge, side->forward ? STEP_NS : -STEP_NS);
+		GArray *found = attribute_line(pairing, &side->line,
+			tolerance_at(side, side->guide, side->line_at, next),
+			side->forward ? edge : next, side->forward ? next : edge);
 
-		if (!local_line(side, forward, &line, &accuracy, &far))
-			return false;
-		next = vm_time_sum(edge, forward ? STEP_NS : -STEP_NS);
-		distance = forward ? vm_time_span(next, far) : vm_time_span(far, next);
-		/* The line's own freedom and a change of rate, over that distance. */
-		tolerance = VM_VCPU_FITTED_TOLERANCE_NS + distance / RATE_CHANGE_DIVISOR +
-			(int64_t) (accuracy * (long double) distance);
-		g_ptr_array_add(side, stretch_new(forward ? edge : next, forward ? next : edge,
-			attribute_line(pairing, &line, tolerance, forward ? edge : next,
-				forward ? next : edge)));
+		run_add(side, found);
+		/* A change of rate: a new run, from this stretch. */
+		if (vm_sync_hull_quality(side->run) == VM_SYNC_FAIL)
+			run_start(side, found);
+		g_array_append_vals(side->all, found->data, found->len);
+		g_array_free(found, TRUE);
 		edge = next;
+		if (!run_line(side, edge, false))
+			return false;
 	}
 	return true;
 }
 
-/* Every constraint walked, in host time order. */
-static GArray *walked(const GPtrArray *ahead, const GPtrArray *behind)
-{
-	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
-
-	for (guint i = 0; i < ahead->len; i++) {
-		const struct stretch *stretch = g_ptr_array_index(ahead, i);
-
-		g_array_append_vals(all, stretch->constraints->data, stretch->constraints->len);
-	}
-	/* The seed is the first of both sides. */
-	for (guint i = 1; i < behind->len; i++) {
-		const struct stretch *stretch = g_ptr_array_index(behind, i);
-
-		g_array_append_vals(all, stretch->constraints->data, stretch->constraints->len);
-	}
-	vm_vcpu_sort_constraints(all);
-	return all;
-}
-
-/* The constraints of the whole trace under the piecewise map of `constraints`. */
+/*
+ * The constraints of the whole trace under the piecewise map of
+ * `constraints`, within `tolerance`.
+ */
 static GArray *attribute_under(const struct vm_vcpu_pairing *pairing,
-		const GArray *constraints)
+		const GArray *constraints, int64_t tolerance)
 {
 	struct vm_sync_segments *segments = vm_vcpu_segments_of(constraints);
 	unsigned int count;
@@ -229,8 +268,8 @@ static GArray *attribute_under(const struct vm_vcpu_pairing *pairing,
 	GArray *result;
 
 	vm_vcpu_map_init_segments(&prepared, map, count);
-	result = vm_vcpu_attribute(pairing, &prepared, VM_VCPU_FITTED_TOLERANCE_NS,
-		INT64_MIN / 2, INT64_MAX / 2);
+	result = vm_vcpu_attribute(pairing, &prepared, tolerance, INT64_MIN / 2,
+		INT64_MAX / 2);
 	vm_vcpu_map_fini(&prepared);
 	vm_sync_segments_destroy(segments);
 	return result;
@@ -242,30 +281,35 @@ bool vm_vcpu_walk(const struct vm_vcpu_pairing *pairing,
 {
 	int64_t record_from, record_to;
 	struct stretch *first;
-	GPtrArray *ahead, *behind;
+	struct side ahead = { .forward = true }, behind = { .forward = false };
 	bool walked_through;
-	GArray *all;
 
 	host_record(pairing, &record_from, &record_to);
 	first = seed(pairing, coarse, record_from, record_to);
 	if (!first)
 		return false;
-	ahead = g_ptr_array_new_with_free_func(stretch_free);
-	behind = g_ptr_array_new();
-	g_ptr_array_add(ahead, first);
-	g_ptr_array_add(behind, first);
-	walked_through = walk_side(pairing, ahead, true, record_from, record_to) &&
-		walk_side(pairing, behind, false, record_from, record_to);
-	all = walked_through ? walked(ahead, behind) : NULL;
-	/* `ahead` owns its stretches and the seed; `behind` holds the others. */
-	for (guint i = 1; i < behind->len; i++)
-		stretch_free(g_ptr_array_index(behind, i));
-	g_ptr_array_free(behind, TRUE);
-	g_ptr_array_free(ahead, TRUE);
-	if (!all)
+	ahead.all = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
+	behind.all = ahead.all;
+	g_array_append_vals(ahead.all, first->constraints->data, first->constraints->len);
+	walked_through = walk_side(pairing, &ahead, first, record_from, record_to) &&
+		walk_side(pairing, &behind, first, record_from, record_to);
+	vm_sync_hull_destroy(ahead.run);
+	vm_sync_hull_destroy(behind.run);
+	vm_sync_hull_destroy(ahead.guide);
+	vm_sync_hull_destroy(behind.guide);
+	stretch_free(first);
+	if (!walked_through) {
+		g_array_free(ahead.all, TRUE);
 		return false;
-	*constraints = attribute_under(pairing, all);
-	g_array_free(all, TRUE);
+	}
+	vm_vcpu_sort_constraints(ahead.all);
+	*constraints = ahead.all;
+	for (guint i = 0; i < G_N_ELEMENTS(refinements); i++) {
+		GArray *better = attribute_under(pairing, *constraints, refinements[i]);
+
+		g_array_free(*constraints, TRUE);
+		*constraints = better;
+	}
 	fit->constraints = (*constraints)->len;
 	return (*constraints)->len >= VM_VCPU_MIN_CONSTRAINTS;
 }
