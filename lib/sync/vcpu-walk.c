@@ -130,7 +130,7 @@ static struct stretch *seed(const struct vm_vcpu_pairing *pairing,
 struct side {
 	bool forward;
 	struct vm_sync_hull *run;
-	int64_t last;             /* host time of its last constraint (mirrored time order) */
+	int64_t last;             /* host time of the last constraint it took */
 	/* The line in use: of a run that bounded one, when it was taken. */
 	struct vm_sync_formula line;
 	struct vm_sync_hull *guide;   /* a copy of that run */
