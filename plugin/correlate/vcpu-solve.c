@@ -42,7 +42,12 @@ void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *ref
 	for (unsigned int i = 0; i < count && i < iter->sync_count; i++) {
 		const struct vm_vcpu_fit *fit = &solution->fits[i];
 
-		if (fit->status == VM_VCPU_FIT_OK && fit->host < iter->sync_count) {
+		/*
+		 * A piecewise map is kept for pairs with the reference only: off
+		 * that, its constraints would give one line they do not fit.
+		 */
+		if (fit->status == VM_VCPU_FIT_OK && fit->host < iter->sync_count &&
+				(fit->segments == 1 || fit->host == reference->index)) {
 			vm_vcpu_align_feed(iter->by_vcpu, i, fit, sync,
 				iter->sync_index[fit->host], iter->sync_index[i]);
 		}
@@ -136,6 +141,13 @@ char *correlate_vcpu_failure(struct correlate_iter *iter,
 	}
 
 	fit = &solution->fits[machine->index];
+	if (fit->status == VM_VCPU_FIT_OK && fit->segments > 1 &&
+			!correlate_vcpu_has_path(iter, solution, machine)) {
+		return g_strdup_printf("its clock needs a piecewise map (%u segments), kept "
+			"only between the reference and a machine next to it: pass "
+			"reference=\"%s\"", fit->segments, host_name(iter));
+	}
+
 	if (fit->status == VM_VCPU_FIT_OK) {
 		return NULL;
 	}
