@@ -516,11 +516,13 @@ static int64_t read_timestamp(const struct class_info *info,
 	return ns;
 }
 
-bool event_decoder_decode_with_clock(struct event_decoder *decoder,
-		const bt_message *event_msg, struct vm_event *out,
-		struct event_clock *clock)
+/*
+ * `out` emptied but for its machine, with the kind of the event's class:
+ * the class's info, whose kind is VM_EVENT_OTHER for an event not decoded.
+ */
+static inline const struct class_info *start_decode(struct event_decoder *decoder,
+		const bt_event *event, struct vm_event *out)
 {
-	const bt_event *event = bt_message_event_borrow_event_const(event_msg);
 	const struct class_info *info =
 		lookup_class(decoder, bt_event_borrow_class_const(event));
 	unsigned int machine = out->machine;
@@ -528,13 +530,31 @@ bool event_decoder_decode_with_clock(struct event_decoder *decoder,
 	memset(out, 0, sizeof(*out));
 	out->machine = machine;
 	out->kind = info->kind;
+	return info;
+}
+
+/* The CPU and the payload of an event of a decoded kind. */
+static inline void decode_fields(struct event_decoder *decoder,
+		const struct class_info *info, const bt_event *event,
+		struct vm_event *out)
+{
+	out->cpu = read_cpu_id(decoder, info, event);
+	decode_payload(info, bt_event_borrow_payload_field_const(event), out);
+}
+
+bool event_decoder_decode_with_clock(struct event_decoder *decoder,
+		const bt_message *event_msg, struct vm_event *out,
+		struct event_clock *clock)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(event_msg);
+	const struct class_info *info = start_decode(decoder, event, out);
+
 	if (clock)
 		clock->clock_class = NULL;
 	if (info->kind == VM_EVENT_OTHER)
 		return false;
 	out->ts = read_timestamp(info, event_msg, clock);
-	out->cpu = read_cpu_id(decoder, info, event);
-	decode_payload(info, bt_event_borrow_payload_field_const(event), out);
+	decode_fields(decoder, info, event, out);
 	return true;
 }
 
@@ -542,4 +562,16 @@ bool event_decoder_decode(struct event_decoder *decoder,
 		const bt_message *event_msg, struct vm_event *out)
 {
 	return event_decoder_decode_with_clock(decoder, event_msg, out, NULL);
+}
+
+bool event_decoder_decode_at(struct event_decoder *decoder,
+		const bt_event *event, int64_t ts, struct vm_event *out)
+{
+	const struct class_info *info = start_decode(decoder, event, out);
+
+	if (info->kind == VM_EVENT_OTHER)
+		return false;
+	out->ts = ts;
+	decode_fields(decoder, info, event, out);
+	return true;
 }

@@ -34,6 +34,14 @@ bool event_decoder_decode(struct event_decoder *decoder,
 		const bt_message *event_msg, struct vm_event *out);
 
 /*
+ * event_decoder_decode() of an event whose time the caller already read
+ * (`ts`, ns from origin, as event_decoder_decode() would read it): the
+ * clock snapshot is not read again.
+ */
+bool event_decoder_decode_at(struct event_decoder *decoder,
+		const bt_event *event, int64_t ts, struct vm_event *out);
+
+/*
  * The kind of the events of `event_class`, as event_decoder_decode() would
  * set it, without reading any field: for a user that decodes only some
  * kinds. The class is learnt on first sight, as by event_decoder_decode().

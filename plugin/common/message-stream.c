@@ -6,7 +6,13 @@
 
 const bt_stream *vm_message_stream(const bt_message *msg)
 {
-	switch (bt_message_get_type(msg)) {
+	return vm_message_stream_of_type(msg, bt_message_get_type(msg));
+}
+
+const bt_stream *vm_message_stream_of_type(const bt_message *msg,
+		bt_message_type type)
+{
+	switch (type) {
 	case BT_MESSAGE_TYPE_EVENT:
 		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg));
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:

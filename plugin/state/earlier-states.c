@@ -5,8 +5,11 @@
 #include <string.h>
 #include <glib.h>
 
-#include "common/message-stream.h"
+#include "common/address-hash.h"
 #include "state/earlier-states.h"
+
+#define VERDICT_CACHE_BITS 4
+#define VERDICT_CACHE_SIZE (1 << VERDICT_CACHE_BITS)
 
 struct earlier_states {
 	/*
@@ -16,12 +19,15 @@ struct earlier_states {
 	GHashTable *verdicts;
 	bool seen;
 	/*
-	 * The last class asked about and its verdict: messages come in runs
-	 * of a few stream classes, and the table's lookup was a tenth of the
-	 * filter's own time.
+	 * Direct-mapped, in front of `verdicts`: every message asks, and the
+	 * merged traces interleave a few stream classes, which a one-entry
+	 * cache kept missing (the table's lookup was a tenth of the filter's
+	 * own time). The table's references keep the addresses unique.
 	 */
-	const bt_stream_class *last_class;
-	bool last_has;
+	struct {
+		const bt_stream_class *stream_class;
+		bool has;
+	} cache[VERDICT_CACHE_SIZE];
 };
 
 static void stream_class_put(gpointer stream_class)
@@ -46,7 +52,7 @@ void earlier_states_destroy(struct earlier_states *states)
 	g_free(states);
 }
 
-/* The stream of a message, NULL for those without one (inactivity). */
+/* Whether the class has an event class named `vm:vcpu_state`. */
 static bool has_vcpu_state_class(const bt_stream_class *stream_class)
 {
 	uint64_t count = bt_stream_class_get_event_class_count(stream_class);
@@ -63,26 +69,15 @@ static bool has_vcpu_state_class(const bt_stream_class *stream_class)
 	return false;
 }
 
-bool earlier_states_has(struct earlier_states *states, const bt_message *msg,
-		bool *first)
+/* A miss of the cache: the table's verdict, decided on first sight. */
+static G_GNUC_NO_INLINE bool verdict_missed(struct earlier_states *states,
+		const bt_stream_class *stream_class, bool *first)
 {
-	const bt_stream *stream = vm_message_stream(msg);
-	const bt_stream_class *stream_class;
-	gpointer verdict;
+	gpointer verdict = g_hash_table_lookup(states->verdicts, stream_class);
 	bool has;
 
-	*first = false;
-	if (!stream)
-		return false;
-	stream_class = bt_stream_borrow_class_const(stream);
-	if (stream_class == states->last_class)
-		return states->last_has;
-	verdict = g_hash_table_lookup(states->verdicts, stream_class);
-	if (verdict) {
-		states->last_class = stream_class;
-		states->last_has = GPOINTER_TO_INT(verdict) - 1;
-		return states->last_has;
-	}
+	if (verdict)
+		return GPOINTER_TO_INT(verdict) - 1;
 	/*
 	 * Decided on the first message of the class: its event classes may
 	 * grow later, but a stream is replaced as a whole or not at all.
@@ -96,4 +91,22 @@ bool earlier_states_has(struct earlier_states *states, const bt_message *msg,
 		*first = true;
 	}
 	return has;
+}
+
+bool earlier_states_has(struct earlier_states *states, const bt_stream *stream,
+		bool *first)
+{
+	const bt_stream_class *stream_class;
+	size_t slot;
+
+	*first = false;
+	if (!stream)
+		return false;
+	stream_class = bt_stream_borrow_class_const(stream);
+	slot = vm_address_hash(stream_class, VERDICT_CACHE_BITS);
+	if (states->cache[slot].stream_class != stream_class) {
+		states->cache[slot].has = verdict_missed(states, stream_class, first);
+		states->cache[slot].stream_class = stream_class;
+	}
+	return states->cache[slot].has;
 }

@@ -18,10 +18,10 @@ struct earlier_states *earlier_states_create(void);
 void earlier_states_destroy(struct earlier_states *states);
 
 /*
- * Whether `msg` belongs to a stream whose class has a `vm:vcpu_state`
- * event class. `first` is set the first time it is true.
+ * Whether `stream` (that of a message, NULL for none) has a class with a
+ * `vm:vcpu_state` event class. `first` is set the first time it is true.
  */
-bool earlier_states_has(struct earlier_states *states, const bt_message *msg,
+bool earlier_states_has(struct earlier_states *states, const bt_stream *stream,
 		bool *first);
 
 #endif /* VM_STATE_EARLIER_STATES_H */

@@ -77,7 +77,10 @@ struct state_iterator {
 	/* Clock of the last timed input released: the vCPU stream ends there. */
 	struct event_clock input_end;
 	bool vm_pids_applied;
-	/* Whether vm-pids was checked against the host (once it is known). */
+	/*
+	 * Whether vm-pids was checked against the host (once it is known), or
+	 * needs no check (empty).
+	 */
 	bool vm_pids_host_checked;
 	/*
 	 * filter.vm.correlate's `vm_role` said which machine is the host:
@@ -532,9 +535,13 @@ static bool check_vm_pids_host(struct state_iterator *it)
 	const char *name;
 	char *list;
 
-	if (it->vm_pids_host_checked ||
-			g_hash_table_size(it->component->params.vm_pids) == 0)
+	if (it->vm_pids_host_checked)
 		return true;
+	/* Nothing to check, ever: the callers need not ask again. */
+	if (g_hash_table_size(it->component->params.vm_pids) == 0) {
+		it->vm_pids_host_checked = true;
+		return true;
+	}
 	host = it->model->cls->host(it->model->data);
 	if (host == VM_MODEL_UNKNOWN)
 		return true;
@@ -627,17 +634,23 @@ static bool apply_machine_params(struct state_iterator *it)
 
 static bool push_event(struct state_iterator *it, const bt_message *msg)
 {
-	const bt_event *event = bt_message_event_borrow_event_const(msg);
-	struct vm_event plain;
+	struct vm_event plain = { .machine = 0 };
 	struct input_cause cause = { .is_event = true };
 	bool decoded;
 
-	if ((!it->vm_pids_applied && !apply_machine_params(it)) || !check_vm_pids_host(it))
+	if ((!it->vm_pids_applied && !apply_machine_params(it)) ||
+			(!it->vm_pids_host_checked && !check_vm_pids_host(it)))
 		return false;
-	plain.machine = machine_of_stream(it,
-		bt_event_borrow_stream_const(event));
 	decoded = event_decoder_decode_with_clock(it->decoder, msg, &plain,
 		&cause.clock);
+	/*
+	 * Only the events the tracker reads need their machine: the stream
+	 * beginning, which comes before any event of its stream, already
+	 * made the machine known.
+	 */
+	if (decoded)
+		plain.machine = machine_of_stream(it, bt_event_borrow_stream_const(
+			bt_message_event_borrow_event_const(msg)));
 	/* Before the push, which may release the input at once. */
 	cause_ring_push(&it->causes, &cause);
 	vm_vcpu_tracker_push(it->tracker, decoded ? &plain : NULL, (void *) msg);
@@ -657,11 +670,12 @@ static void push_other(struct state_iterator *it, const bt_message *msg)
  * An earlier filter.vm.state's vm:vcpu_state stream: ours replaces it.
  * Takes the reference on `msg` when true.
  */
-static bool drop_earlier_state(struct state_iterator *it, const bt_message *msg)
+static bool drop_earlier_state(struct state_iterator *it, const bt_message *msg,
+		const bt_stream *stream)
 {
 	bool first;
 
-	if (!earlier_states_has(it->earlier_states, msg, &first))
+	if (!earlier_states_has(it->earlier_states, stream, &first))
 		return false;
 	if (first)
 		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
@@ -767,7 +781,6 @@ static void on_gap(const struct vm_gap *gap, void *data)
 	vm_vcpu_tracker_push(it->tracker, &plain, NULL);
 }
 
-/* The stream of a message, NULL for those of no stream. */
 /*
  * The time the locator gets: the message's own, never before the one
  * before (the locator wants times that never go back; a message without
@@ -826,8 +839,9 @@ static void locate_discarded(struct state_iterator *it, const bt_message *msg)
 static bool push_message(struct state_iterator *it, const bt_message *msg)
 {
 	bt_message_type type = bt_message_get_type(msg);
+	const bt_stream *stream = vm_message_stream_of_type(msg, type);
 
-	if (drop_earlier_state(it, msg))
+	if (drop_earlier_state(it, msg, stream))
 		return true;
 	if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
 			type == BT_MESSAGE_TYPE_DISCARDED_PACKETS) {
@@ -840,7 +854,7 @@ static bool push_message(struct state_iterator *it, const bt_message *msg)
 	else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING && loses_without_times(
 			bt_message_stream_beginning_borrow_stream_const(msg)))
 		it->times_always = true;
-	vm_gap_locator_push(it->locator, loss_stream_key(vm_message_stream(msg)),
+	vm_gap_locator_push(it->locator, loss_stream_key(stream),
 		locator_time(it, msg, type == BT_MESSAGE_TYPE_EVENT),
 		type == BT_MESSAGE_TYPE_EVENT, (void *) msg);
 	return !it->failed;

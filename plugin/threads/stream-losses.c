@@ -9,6 +9,8 @@
 /* What is known of one upstream stream. */
 struct stream_info {
 	const bt_stream *stream;   /* a reference is held: its address stays its own */
+	/* Its class has a default clock class (asked once, not per message). */
+	bool has_clock;
 	int64_t cpu;               /* cpu_id of its latest packet, VM_FIELD_MISSING */
 	bool has_time;
 	int64_t last_ts;           /* time of its latest message that had one */
@@ -124,6 +126,8 @@ static struct stream_info *info_of(struct stream_losses *losses, const bt_stream
 		info->stream = stream;
 		bt_stream_get_ref(stream);
 		info->cpu = VM_FIELD_MISSING;
+		info->has_clock = bt_stream_class_borrow_default_clock_class_const(
+			bt_stream_borrow_class_const(stream)) != NULL;
 		g_hash_table_insert(losses->streams, (gpointer) stream, info);
 	}
 	*cached = info;
@@ -157,24 +161,29 @@ static const bt_clock_snapshot *stream_boundary_snapshot(const bt_message *msg)
 	return state == BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? snapshot : NULL;
 }
 
-/* The message's own time, as the muxer orders it; false when it has none. */
-static bool message_time(const bt_message *msg, const bt_stream *stream, int64_t *ts)
+/*
+ * The message's own time, as the muxer orders it; false when it has none.
+ * `info` is its stream's, NULL for a message of no stream.
+ */
+static bool message_time(const bt_message *msg, bt_message_type type,
+		const struct stream_info *info, int64_t *ts)
 {
-	const bt_stream_class *sc = stream ? bt_stream_borrow_class_const(stream) : NULL;
 	const bt_clock_snapshot *snapshot = NULL;
 
-	if (sc && !bt_stream_class_borrow_default_clock_class_const(sc))
+	if (info && !info->has_clock)
 		return false;
-	switch (bt_message_get_type(msg)) {
+	switch (type) {
 	case BT_MESSAGE_TYPE_EVENT:
 		snapshot = bt_message_event_borrow_default_clock_snapshot_const(msg);
 		break;
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
+		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(
+				bt_stream_borrow_class_const(info->stream)))
 			snapshot = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
 		break;
 	case BT_MESSAGE_TYPE_PACKET_END:
-		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc))
+		if (bt_stream_class_packets_have_end_default_clock_snapshot(
+				bt_stream_borrow_class_const(info->stream)))
 			snapshot = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
 		break;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
@@ -236,9 +245,9 @@ static void end_push(struct stream_losses *losses, const bt_message *msg)
 
 void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 {
-	const bt_stream *stream = vm_message_stream(msg);
-	struct stream_info *info = stream ? info_of(losses, stream) : NULL;
 	bt_message_type type = bt_message_get_type(msg);
+	const bt_stream *stream = vm_message_stream_of_type(msg, type);
+	struct stream_info *info = stream ? info_of(losses, stream) : NULL;
 	int64_t ts = 0;
 	bool has_time;
 
@@ -253,7 +262,7 @@ void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 	}
 	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
 		info->cpu = vm_packet_cpu_id(bt_message_packet_beginning_borrow_packet_const(msg));
-	has_time = message_time(msg, stream, &ts);
+	has_time = message_time(msg, type, info, &ts);
 	if (has_time && info) {
 		info->has_time = true;
 		info->last_ts = ts;

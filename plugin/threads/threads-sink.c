@@ -258,12 +258,6 @@ static const struct machine *machine_of_stream(struct threads_sink *sink,
 	return machine;
 }
 
-static unsigned int machine_of(struct threads_sink *sink, const bt_message *msg)
-{
-	return machine_of_stream(sink, bt_event_borrow_stream_const(
-		bt_message_event_borrow_event_const(msg)))->index;
-}
-
 static void warn_no_clock(struct threads_sink *sink)
 {
 	if (!sink->warned_no_clock)
@@ -275,19 +269,16 @@ static void warn_no_clock(struct threads_sink *sink)
 }
 
 /*
- * A vm:vcpu_state event: every field counts. Its stream is
+ * A vm:vcpu_state event at `ts`: every field counts. Its stream is
  * filter.vm.state's own trace, which is no machine (naming it would only
  * take a `#2` suffix from a real one): the event names its VM itself.
  */
-static void handle_vcpu_state(struct threads_sink *sink, const bt_message *msg)
+static void handle_vcpu_state(struct threads_sink *sink, const bt_event *event,
+		int64_t ts)
 {
 	struct vm_event ev = { .machine = 0 };
 
-	(void) event_decoder_decode(sink->decoder, msg, &ev);
-	if (ev.ts == VM_FIELD_MISSING) {
-		warn_no_clock(sink);
-		return;
-	}
+	(void) event_decoder_decode_at(sink->decoder, event, ts, &ev);
 	vm_threads_feed(sink->threads, &ev);
 }
 
@@ -295,32 +286,39 @@ static void handle_vcpu_state(struct threads_sink *sink, const bt_message *msg)
  * Most events of the host (kvm_entry, scheduler events) and all vmsync
  * ones only count for their time and machine: their fields are read only
  * when the analysis would look at them. The decoder tells the kind of an
- * event's class without reading its fields.
+ * event's class without reading its fields; the time is read once (the gap
+ * locator's, when it had it).
  */
 static void handle_event(struct threads_sink *sink, const bt_message *msg,
 		const int64_t *ts)
 {
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	struct vm_event ev = { .machine = 0 };
 
-	ev.kind = event_decoder_kind(sink->decoder, bt_event_borrow_class_const(
-		bt_message_event_borrow_event_const(msg)));
-	if (ev.kind == VM_EVENT_VCPU_STATE) {
-		sink->saw_vcpu_states = true;
-		handle_vcpu_state(sink, msg);
-		return;
-	}
+	ev.kind = event_decoder_kind(sink->decoder, bt_event_borrow_class_const(event));
 	if (ev.kind == VM_EVENT_KVM_ENTRY || ev.kind == VM_EVENT_KVM_EXIT)
 		sink->saw_kvm_events = true;
+	else if (ev.kind == VM_EVENT_VCPU_STATE)
+		sink->saw_vcpu_states = true;
 	if (ts)
 		ev.ts = *ts;
 	else if (!event_time(msg, &ev.ts)) {
 		warn_no_clock(sink);
 		return;
 	}
-	ev.machine = machine_of(sink, msg);
+	if (ev.kind == VM_EVENT_VCPU_STATE) {
+		/* The decoder's "no time", which its other events cannot have. */
+		if (ev.ts == VM_FIELD_MISSING) {
+			warn_no_clock(sink);
+			return;
+		}
+		handle_vcpu_state(sink, event, ev.ts);
+		return;
+	}
+	ev.machine = machine_of_stream(sink, bt_event_borrow_stream_const(event))->index;
 	/* Kinds other than VM_EVENT_OTHER decode. */
 	if (vm_threads_needs_fields(sink->threads, ev.machine, ev.kind))
-		(void) event_decoder_decode(sink->decoder, msg, &ev);
+		(void) event_decoder_decode_at(sink->decoder, event, ev.ts, &ev);
 	vm_threads_feed(sink->threads, &ev);
 }
 
