@@ -13,6 +13,7 @@ struct window {
 	enum vm_sync_quality quality;
 	long double accuracy;
 	uint64_t matches;
+	uint64_t sent_by_ref;             /* of those, messages from the ref side */
 	int64_t first_other;              /* other-clock span of its matches */
 	int64_t last_other;
 };
@@ -112,7 +113,24 @@ void vm_sync_segments_add(struct vm_sync_segments *segments, bool sent_by_ref,
 	if (open->matches == 0 || other_ts > open->last_other)
 		open->last_other = other_ts;
 	open->matches = vm_sync_hull_matches(segments->hull);
+	open->sent_by_ref += sent_by_ref;
 	segments->map_valid = false;
+}
+
+void vm_sync_segments_open_fit(const struct vm_sync_segments *segments,
+		struct vm_sync_segment *fit, uint64_t *sent_by_ref, uint64_t *sent_by_other)
+{
+	const struct window *open = &segments->open;
+
+	*fit = (struct vm_sync_segment) {
+		.begin = open->first_other,
+		.formula = open->formula,
+		.quality = open->quality,
+		.accuracy = open->accuracy,
+		.matches = open->matches,
+	};
+	*sent_by_ref = open->sent_by_ref;
+	*sent_by_other = open->matches - open->sent_by_ref;
 }
 
 unsigned int vm_sync_segments_window_count(const struct vm_sync_segments *segments)

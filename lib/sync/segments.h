@@ -41,6 +41,13 @@ void vm_sync_segments_destroy(struct vm_sync_segments *segments);
 void vm_sync_segments_add(struct vm_sync_segments *segments, bool sent_by_ref,
 		int64_t ref_ts, int64_t other_ts);
 
+/*
+ * The open (last) window's fit (`begin`: its first match's other time) and
+ * how many of its matches were sent by each side.
+ */
+void vm_sync_segments_open_fit(const struct vm_sync_segments *segments,
+		struct vm_sync_segment *fit, uint64_t *sent_by_ref, uint64_t *sent_by_other);
+
 /* Windows so far (the last one still open). */
 unsigned int vm_sync_segments_window_count(const struct vm_sync_segments *segments);
 

@@ -266,7 +266,7 @@ static void note_span(struct machine_info *info, int64_t ns)
 }
 
 /* Feeds the events of the current timestamp, in their fixed order. */
-static void flush_records(struct correlate_iter *iter)
+void correlate_sync_flush(struct correlate_iter *iter)
 {
 	guint i;
 
@@ -310,7 +310,7 @@ static void note_sync_message(struct correlate_iter *iter, struct sync_record *r
 
 	if (iter->records->len > 0 &&
 			g_array_index(iter->records, struct sync_record, 0).ts != record->ts) {
-		flush_records(iter);
+		correlate_sync_flush(iter);
 	}
 
 	g_array_append_val(iter->records, *record);
@@ -343,7 +343,7 @@ static void note_event(struct correlate_iter *iter, const bt_message *msg,
 }
 
 /* Notes one message; events only once the sync objects exist. */
-static void note_message(struct correlate_iter *iter, guint upstream_index,
+void correlate_sync_note(struct correlate_iter *iter, guint upstream_index,
 		const bt_message *msg, const struct msg_time *time)
 {
 	struct upstream_bound *bound;
@@ -413,7 +413,7 @@ static bt_message_iterator_class_next_method_status fill_head(struct correlate_i
 		if (head->time.has_time) {
 			head->msg = msg;
 		} else {
-			note_message(iter, index, msg, &head->time);
+			correlate_sync_note(iter, index, msg, &head->time);
 			bt_message_put_ref(msg);
 		}
 	}
@@ -469,7 +469,7 @@ static int earliest_head(struct correlate_iter *iter)
  * the host as its event classes tell it (checked against its events at the
  * end of the pass), the reference, and the sync objects in their order.
  */
-static bool prepare(struct correlate_iter *iter)
+bool correlate_sync_prepare(struct correlate_iter *iter)
 {
 	unsigned int count = machine_table_count(iter->machines);
 
@@ -482,6 +482,14 @@ static bool prepare(struct correlate_iter *iter)
 	iter->sync_index = make_sync_order(iter);
 	iter->by_vmsync = vm_sync_create(count);
 	iter->by_tcp = vm_sync_create(count);
+	if (iter->onepass) {
+		/* No vCPU collection: it needs the whole trace (a sync pass). */
+		vm_sync_keep_online(iter->by_vmsync);
+		vm_sync_keep_online(iter->by_tcp);
+		iter->sync_ready = true;
+		return true;
+	}
+
 	if (iter->comp->params.model == CORRELATE_MODEL_PIECEWISE) {
 		vm_sync_keep_piecewise(iter->by_vmsync);
 		vm_sync_keep_piecewise(iter->by_tcp);
@@ -542,7 +550,8 @@ static bt_message_iterator_class_next_method_status read_merged(struct correlate
 		return status;
 	}
 
-	if (!iter->sync_ready && machine_table_count(iter->machines) > 0 && !prepare(iter)) {
+	if (!iter->sync_ready && machine_table_count(iter->machines) > 0 &&
+			!correlate_sync_prepare(iter)) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 
@@ -555,7 +564,7 @@ static bt_message_iterator_class_next_method_status read_merged(struct correlate
 		}
 
 		head = head_at(iter, (guint) earliest);
-		note_message(iter, (guint) earliest, head->msg, &head->time);
+		correlate_sync_note(iter, (guint) earliest, head->msg, &head->time);
 		bt_message_put_ref(head->msg);
 		head->msg = NULL;
 		status = fill_head(iter, (guint) earliest);
@@ -594,7 +603,7 @@ bt_message_iterator_class_next_method_status correlate_sync_pass(
 
 	iter->sync_pass_done = true;
 	if (iter->sync_ready) {
-		flush_records(iter);
+		correlate_sync_flush(iter);
 		if (first_time && !host_guess_holds(iter)) {
 			correlate_sync_pass_reset(iter);
 			iter->machines_final = false;

@@ -132,3 +132,24 @@ bool correlate_end_sync_events(struct correlate_iter *iter)
 	push_own(iter, stream_end, ns, iter->sync_stream_seq++);
 	return true;
 }
+
+bool correlate_announce_segment(struct correlate_iter *iter, struct machine *machine,
+		const struct vm_sync_segment *segment)
+{
+	int64_t ns = vm_sync_formula_apply(&segment->formula, segment->begin);
+	bt_message *msg;
+
+	if (!sync_stream_is_open(iter->sync_stream) &&
+			!begin_stream(iter, ns, &iter->sync_stream_seq)) {
+		return false;
+	}
+
+	msg = sync_stream_event(iter->sync_stream, machine->name,
+		correlate_machine_info(iter, machine)->method, segment, ns);
+	if (!msg) {
+		return false;
+	}
+
+	push_own(iter, msg, ns, iter->sync_stream_seq++);
+	return true;
+}
