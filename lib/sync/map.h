@@ -3,7 +3,7 @@
 
 /*
  * A machine's whole clock map to the reference: one line, or the segments
- * of a piecewise-linear map (sync/piecewise.h), continuous and increasing.
+ * of a piecewise-linear map (sync/segments.h), continuous and increasing.
  *
  * No babeltrace2 types here.
  */
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "sync/online.h"
-#include "sync/piecewise.h"
+#include "sync/segments.h"
 #include "sync/sync.h"
 
 struct vm_sync_map {

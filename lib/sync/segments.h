@@ -23,8 +23,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sync/piecewise.h"
 #include "sync/sync.h"
+
+/* One piece of a piecewise-linear clock map. */
+struct vm_sync_segment {
+	/* Other-clock time from which it applies (INT64_MIN: the first one). */
+	int64_t begin;
+	struct vm_sync_formula formula;   /* other clock -> ref clock */
+	enum vm_sync_quality quality;
+	/* Width of the slopes its matches allow (0: not bounded both ways). */
+	long double accuracy;
+	uint64_t matches;                 /* matches that shaped it (0: a bridge) */
+};
 
 /* How far a bridge's slope may differ from the lines it joins. */
 #define VM_SYNC_SEGMENTS_BRIDGE_SLOPE 1e-4

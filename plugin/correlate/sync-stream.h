@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
-#include "sync/piecewise.h"
+#include "sync/segments.h"
 
 struct sync_stream;
 

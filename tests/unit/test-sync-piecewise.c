@@ -1,9 +1,9 @@
 /*
- * The piecewise-linear map of one machine pair (lib/sync/piecewise.h),
- * against clocks whose truth the test knows: a line (the result must be
- * Trace Compass's, to the last digit, when everything is known before the
- * first commit) and an NTP-like clock whose frequency steps every few
- * seconds, read in one pass with a bounded look-ahead.
+ * The piecewise-linear maps of one machine pair, against clocks whose truth
+ * the test knows: a line (the result must be Trace Compass's, to the last
+ * digit) and an NTP-like clock whose frequency steps every few seconds;
+ * read whole (lib/sync/segments.h, after a sync pass) and in one pass with
+ * a bounded look-ahead (lib/sync/online.h).
  */
 #include <check.h>
 #include <glib.h>
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 
 #include "sync/online.h"
-#include "sync/piecewise.h"
 #include "sync/segments.h"
 #include "sync/sync.h"
 
@@ -99,24 +98,6 @@ static GArray *exchange(const struct slewed_clock *clock, int64_t duration)
 	return messages;
 }
 
-/* Feeds the messages in one pass, committing `lookahead` behind the reader. */
-static struct vm_sync_piecewise *read_one_pass(const struct slewed_clock *clock,
-		GArray *messages, int64_t lookahead)
-{
-	struct vm_sync_piecewise *pw = vm_sync_piecewise_create();
-	guint i;
-
-	for (i = 0; i < messages->len; i++) {
-		const struct message *m = &g_array_index(messages, struct message, i);
-
-		vm_sync_piecewise_add(pw, m->sent_by_ref, m->ref_ts, m->other_ts);
-		if (m->available > lookahead)
-			vm_sync_piecewise_commit(pw, other_at(clock, m->available - lookahead));
-	}
-	vm_sync_piecewise_commit(pw, INT64_MAX);
-	return pw;
-}
-
 static int compare_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
@@ -124,18 +105,16 @@ static int compare_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median and maximum |error| of the map over the trace, sampled every 100 us. */
+/* Median and maximum |error| of one line over the trace, sampled every 100 us. */
 static void errors(const struct slewed_clock *clock, int64_t duration,
-		const struct vm_sync_piecewise *pw, const struct vm_sync_formula *line,
-		int64_t *median, int64_t *max)
+		const struct vm_sync_formula *line, int64_t *median, int64_t *max)
 {
 	GArray *errs = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	int64_t t;
 
 	for (t = 0; t < duration; t += 100000) {
 		int64_t o = other_at(clock, t);
-		const struct vm_sync_formula *f = pw ? &vm_sync_piecewise_at(pw, o)->formula : line;
-		int64_t err = vm_sync_formula_apply(f, o) - (BASE_NS + t);
+		int64_t err = vm_sync_formula_apply(line, o) - (BASE_NS + t);
 
 		err = err < 0 ? -err : err;
 		g_array_append_val(errs, err);
@@ -146,98 +125,19 @@ static void errors(const struct slewed_clock *clock, int64_t duration,
 	g_array_free(errs, TRUE);
 }
 
-START_TEST(one_line_read_whole_is_trace_compass_result)
+/* A map that starts at INT64_MIN, continuous (1 ns) and increasing at every junction. */
+static void check_continuous(const struct vm_sync_segment *map, unsigned int count)
 {
-	struct slewed_clock clock = { .offset_ns = 3 * MS };
-	struct vm_sync_hull *hull = vm_sync_hull_create();
-	struct vm_sync_piecewise *pw = vm_sync_piecewise_create();
-	const struct vm_sync_segment *segment;
-	struct vm_sync_formula expected;
-	GArray *messages;
-	guint i;
+	ck_assert_int_eq(map[0].begin, INT64_MIN);
+	for (unsigned int i = 1; i < count; i++) {
+		int64_t jump = vm_sync_formula_apply(&map[i].formula, map[i].begin) -
+			vm_sync_formula_apply(&map[i - 1].formula, map[i].begin);
 
-	rng_state = 7;
-	make_clock(&clock, 2000 * MS, 2000 * MS, 40);
-	messages = exchange(&clock, 2000 * MS);
-	for (i = 0; i < messages->len; i++) {
-		const struct message *m = &g_array_index(messages, struct message, i);
-
-		vm_sync_piecewise_add(pw, m->sent_by_ref, m->ref_ts, m->other_ts);
-		vm_sync_hull_add_match(hull, m->sent_by_ref,
-			m->sent_by_ref ? m->ref_ts : m->other_ts,
-			m->sent_by_ref ? m->other_ts : m->ref_ts);
-	}
-	vm_sync_piecewise_commit(pw, INT64_MAX);
-	expected = vm_sync_hull_formula(hull);
-	ck_assert_uint_eq(vm_sync_piecewise_count(pw), 1);
-	segment = vm_sync_piecewise_segment(pw, 0);
-	ck_assert(segment->formula.slope == expected.slope);
-	ck_assert(segment->formula.offset_ns == expected.offset_ns);
-	ck_assert_int_eq(segment->quality, vm_sync_hull_quality(hull));
-	ck_assert_uint_eq(segment->matches, messages->len);
-	ck_assert(segment->accuracy == vm_sync_hull_accuracy(hull));
-	g_array_free(messages, TRUE);
-	vm_sync_hull_destroy(hull);
-	vm_sync_piecewise_destroy(pw);
-}
-END_TEST
-
-/*
- * 30 s of a clock whose frequency steps by up to +-50 ppm every 3 s, read
- * with 100 ms of look-ahead: within 1 us (median) and 10 us (max) of the
- * truth, continuous, while one line over the whole trace is far off.
- */
-START_TEST(slewed_clock_in_one_pass)
-{
-	const int64_t duration = 30000 * MS;
-	struct slewed_clock clock = { .offset_ns = -2000 * MS };
-	struct vm_sync_hull *hull = vm_sync_hull_create();
-	struct vm_sync_piecewise *pw;
-	struct vm_sync_formula line;
-	int64_t median, max, line_median, line_max;
-	GArray *messages;
-	unsigned int i;
-	guint m;
-
-	rng_state = (uint64_t) _i + 11;
-	make_clock(&clock, duration, 3000 * MS, 50);
-	messages = exchange(&clock, duration);
-	pw = read_one_pass(&clock, messages, 100 * MS);
-	errors(&clock, duration, pw, NULL, &median, &max);
-	for (m = 0; m < messages->len; m++) {
-		const struct message *msg = &g_array_index(messages, struct message, m);
-
-		vm_sync_hull_add_match(hull, msg->sent_by_ref,
-			msg->sent_by_ref ? msg->ref_ts : msg->other_ts,
-			msg->sent_by_ref ? msg->other_ts : msg->ref_ts);
-	}
-	line = vm_sync_hull_formula(hull);
-	errors(&clock, duration, NULL, &line, &line_median, &line_max);
-	fprintf(stderr, "seed %d: %u segments, error median %" G_GINT64_FORMAT " max %"
-		G_GINT64_FORMAT " ns; one line: median %" G_GINT64_FORMAT " max %"
-		G_GINT64_FORMAT " ns\n", _i, vm_sync_piecewise_count(pw), median, max,
-		line_median, line_max);
-	ck_assert_int_le(median, 1000);
-	ck_assert_int_le(max, 10000);
-	ck_assert_int_gt(line_max, 10 * max);
-	ck_assert_uint_gt(vm_sync_piecewise_count(pw), 1);
-
-	/* Continuous and increasing at every junction. */
-	for (i = 1; i < vm_sync_piecewise_count(pw); i++) {
-		const struct vm_sync_segment *a = vm_sync_piecewise_segment(pw, i - 1);
-		const struct vm_sync_segment *b = vm_sync_piecewise_segment(pw, i);
-		int64_t jump = vm_sync_formula_apply(&b->formula, b->begin) -
-			vm_sync_formula_apply(&a->formula, b->begin);
-
-		ck_assert(b->begin > a->begin);
-		ck_assert(b->formula.slope > 0);
+		ck_assert_int_gt(map[i].begin, map[i - 1].begin);
+		ck_assert(map[i].formula.slope > 0);
 		ck_assert_int_le(jump < 0 ? -jump : jump, 1);
 	}
-	g_array_free(messages, TRUE);
-	vm_sync_hull_destroy(hull);
-	vm_sync_piecewise_destroy(pw);
 }
-END_TEST
 
 /* Matches that fit one line, read whole: one segment, Trace Compass's line. */
 START_TEST(segments_of_one_line)
@@ -333,7 +233,7 @@ START_TEST(segments_of_slewed_clock)
 	map = vm_sync_segments_map(segments, &count);
 	map_errors(&clock, duration, map, count, &median, &max);
 	line = vm_sync_hull_formula(hull);
-	errors(&clock, duration, NULL, &line, &line_median, &line_max);
+	errors(&clock, duration, &line, &line_median, &line_max);
 	fprintf(stderr, "seed %d, read whole: %u windows, %u segments, error median %"
 		G_GINT64_FORMAT " max %" G_GINT64_FORMAT " ns; one line: median %"
 		G_GINT64_FORMAT " max %" G_GINT64_FORMAT " ns\n", _i,
@@ -342,15 +242,7 @@ START_TEST(segments_of_slewed_clock)
 	ck_assert_int_le(max, 10000);
 	ck_assert_int_gt(line_max, 10 * max);
 	ck_assert_uint_gt(count, 1);
-	ck_assert_int_eq(map[0].begin, INT64_MIN);
-	for (i = 1; i < count; i++) {
-		int64_t jump = vm_sync_formula_apply(&map[i].formula, map[i].begin) -
-			vm_sync_formula_apply(&map[i - 1].formula, map[i].begin);
-
-		ck_assert_int_gt(map[i].begin, map[i - 1].begin);
-		ck_assert(map[i].formula.slope > 0);
-		ck_assert_int_le(jump < 0 ? -jump : jump, 1);
-	}
+	check_continuous(map, count);
 	g_array_free(messages, TRUE);
 	vm_sync_hull_destroy(hull);
 	vm_sync_segments_destroy(segments);
@@ -438,96 +330,37 @@ START_TEST(online_slewed_clock)
 		" max %" G_GINT64_FORMAT " ns\n", _i, count, median, max);
 	ck_assert_int_le(median, 1000);
 	ck_assert_int_le(max, 10000);
-	for (unsigned int i = 1; i < count; i++) {
-		int64_t jump = vm_sync_formula_apply(&map[i].formula, map[i].begin) -
-			vm_sync_formula_apply(&map[i - 1].formula, map[i].begin);
-
-		ck_assert_int_gt(map[i].begin, map[i - 1].begin);
-		ck_assert(map[i].formula.slope > 0);
-		ck_assert_int_le(jump < 0 ? -jump : jump, 1);
-	}
+	check_continuous(map, count);
 	g_array_free(messages, TRUE);
 	vm_sync_online_destroy(online);
 }
 END_TEST
 
-/* A map fixed before any constraint is no anchor: the first fit starts free. */
-START_TEST(committed_before_any_constraint)
-{
-	struct vm_sync_piecewise *pw = vm_sync_piecewise_create();
-	const struct vm_sync_segment *segment;
-
-	int i;
-
-	vm_sync_piecewise_commit(pw, BASE_NS);
-	/* The other clock 5 ms behind, messages taking 1 to 3 us. */
-	for (i = 1; i <= 4; i++) {
-		vm_sync_piecewise_add(pw, true, BASE_NS + i * MS + 5 * MS,
-			BASE_NS + i * MS + 1000 + i * 500);
-		vm_sync_piecewise_add(pw, false, BASE_NS + i * MS + 5 * MS + 3000 - i * 500,
-			BASE_NS + i * MS);
-	}
-	ck_assert_uint_eq(vm_sync_piecewise_count(pw), 2);
-	segment = vm_sync_piecewise_at(pw, BASE_NS + 2 * MS);
-	ck_assert_int_eq(segment->begin, BASE_NS);
-	ck_assert_uint_eq(segment->matches, 8);
-	ck_assert_int_eq(segment->quality, VM_SYNC_ACCURATE);
-	ck_assert_int_ge(vm_sync_formula_apply(&segment->formula, BASE_NS + 3 * MS),
-		BASE_NS + 8 * MS - 3000);
-	ck_assert_int_le(vm_sync_formula_apply(&segment->formula, BASE_NS + 3 * MS),
-		BASE_NS + 8 * MS);
-	/* Before the commit horizon, the identity it had. */
-	segment = vm_sync_piecewise_at(pw, BASE_NS - 1);
-	ck_assert_int_eq(segment->begin, INT64_MIN);
-	ck_assert_uint_eq(segment->matches, 0);
-	vm_sync_piecewise_destroy(pw);
-}
-END_TEST
-
-/* A constraint that the fixed past breaks cannot bend it: it is counted. */
-START_TEST(late_constraint_is_counted)
-{
-	struct vm_sync_piecewise *pw = vm_sync_piecewise_create();
-
-	vm_sync_piecewise_add(pw, true, BASE_NS + 1000, BASE_NS + 2000);
-	vm_sync_piecewise_add(pw, false, BASE_NS + 4000, BASE_NS + 3000);
-	vm_sync_piecewise_commit(pw, BASE_NS + 10000);
-	/* f(5000) = 5000 - ~1000 here; this says f(5000) > 9000. */
-	vm_sync_piecewise_add(pw, true, BASE_NS + 9000, BASE_NS + 5000);
-	ck_assert_uint_eq(vm_sync_piecewise_late_violations(pw), 1);
-	ck_assert_uint_eq(vm_sync_piecewise_count(pw), 1);
-	/* After the horizon it starts a segment there. */
-	vm_sync_piecewise_add(pw, true, BASE_NS + 19000, BASE_NS + 15000);
-	ck_assert_uint_eq(vm_sync_piecewise_count(pw), 2);
-	ck_assert_int_eq(vm_sync_piecewise_segment(pw, 1)->begin, BASE_NS + 10000);
-	ck_assert_int_eq(vm_sync_piecewise_segment(pw, 1)->quality, VM_SYNC_INCOMPLETE);
-	ck_assert_int_ge(vm_sync_formula_apply(&vm_sync_piecewise_segment(pw, 1)->formula,
-		BASE_NS + 15000), BASE_NS + 19000);
-	vm_sync_piecewise_destroy(pw);
-}
-END_TEST
-
 /* Odd input: times at the ends of their range, horizons going back. */
-START_TEST(extremes)
+START_TEST(online_extremes)
 {
-	struct vm_sync_piecewise *pw = vm_sync_piecewise_create();
-	unsigned int i;
+	struct vm_sync_online *online = vm_sync_online_create();
+	const struct vm_sync_segment *map;
+	unsigned int count;
 
-	vm_sync_piecewise_add(pw, true, INT64_MAX, INT64_MIN);
-	vm_sync_piecewise_add(pw, false, INT64_MIN, INT64_MAX);
-	vm_sync_piecewise_commit(pw, 0);
-	vm_sync_piecewise_commit(pw, -5);
-	vm_sync_piecewise_add(pw, true, INT64_MAX, 1);
-	vm_sync_piecewise_add(pw, false, INT64_MIN, 2);
-	vm_sync_piecewise_add(pw, true, 0, INT64_MAX);
-	vm_sync_piecewise_commit(pw, INT64_MAX);
-	vm_sync_piecewise_add(pw, false, 0, INT64_MAX);
-	for (i = 0; i < vm_sync_piecewise_count(pw); i++)
-		ck_assert(vm_sync_piecewise_segment(pw, i)->formula.slope > 0);
-	ck_assert_ptr_null(vm_sync_piecewise_segment(pw, vm_sync_piecewise_count(pw)));
-	ck_assert_ptr_nonnull(vm_sync_piecewise_at(pw, INT64_MIN));
-	ck_assert_ptr_nonnull(vm_sync_piecewise_at(pw, INT64_MAX));
-	vm_sync_piecewise_destroy(pw);
+	vm_sync_online_add(online, true, INT64_MAX, INT64_MIN);
+	vm_sync_online_add(online, false, INT64_MIN, INT64_MAX);
+	vm_sync_online_commit(online, 0);
+	vm_sync_online_commit(online, -5);
+	ck_assert_int_eq(vm_sync_online_horizon(online), 0);
+	vm_sync_online_add(online, true, INT64_MAX, 1);
+	vm_sync_online_add(online, false, INT64_MIN, 2);
+	vm_sync_online_add(online, true, 0, INT64_MAX);
+	vm_sync_online_commit(online, INT64_MAX);
+	vm_sync_online_add(online, false, 0, INT64_MAX);
+	map = vm_sync_online_map(online, &count);
+	ck_assert_uint_ge(count, 1);
+	ck_assert_int_eq(map[0].begin, INT64_MIN);
+	for (unsigned int i = 1; i < count; i++)
+		ck_assert_int_gt(map[i].begin, map[i - 1].begin);
+	ck_assert_ptr_nonnull(vm_sync_online_formula_at(online, INT64_MIN));
+	ck_assert_ptr_nonnull(vm_sync_online_formula_at(online, INT64_MAX));
+	vm_sync_online_destroy(online);
 }
 END_TEST
 
@@ -537,15 +370,11 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, one_line_read_whole_is_trace_compass_result);
-	tcase_add_loop_test(tc, slewed_clock_in_one_pass, 0, 3);
 	tcase_add_test(tc, segments_of_one_line);
 	tcase_add_loop_test(tc, segments_of_slewed_clock, 0, 4);
 	tcase_add_test(tc, online_read_whole_is_trace_compass_result);
 	tcase_add_loop_test(tc, online_slewed_clock, 0, 4);
-	tcase_add_test(tc, committed_before_any_constraint);
-	tcase_add_test(tc, late_constraint_is_counted);
-	tcase_add_test(tc, extremes);
+	tcase_add_test(tc, online_extremes);
 	suite_add_tcase(s, tc);
 	return s;
 }
