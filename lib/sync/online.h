@@ -38,7 +38,7 @@
 #define VM_SYNC_ONLINE_MIN_EACH_WAY 8
 
 /* How far the plan may stray from the best line before it is replaced. */
-#define VM_SYNC_ONLINE_TOLERANCE_NS 200
+#define VM_SYNC_ONLINE_TOLERANCE_NS 50
 
 struct vm_sync_online;
 

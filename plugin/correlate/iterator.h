@@ -189,7 +189,10 @@ struct correlate_iter {
 	unsigned int *sync_index; /* machine index -> sync library index */
 	unsigned int sync_count;  /* machines the sync objects know */
 	struct machine *sync_host;   /* the host the pass started with */
-	GArray *records;          /* struct sync_record of one timestamp */
+	GArray *records;          /* struct sync_record of one timestamp (one pass: not fed yet) */
+	int64_t records_min_ts;   /* one pass: the earliest of `records` */
+	int64_t onepass_frontier; /* one pass: every upstream was read up to it (own clocks) */
+	int64_t onepass_step;     /* one pass: the last commit step reached */
 
 	/* Merge pass. */
 	GArray *pending;          /* struct pending_message, before machines are final */
@@ -245,6 +248,13 @@ void correlate_sync_note(struct correlate_iter *iter, guint upstream_index,
 
 /* Feeds the sync events noted but not yet fed (those of the last timestamp). */
 void correlate_sync_flush(struct correlate_iter *iter);
+
+/*
+ * One pass: feeds the sync events noted up to `frontier` (own clocks: every
+ * upstream was read up to there), in the order the sync pass feeds them, so
+ * that matching does not depend on how the graph is built.
+ */
+void correlate_sync_feed_until(struct correlate_iter *iter, int64_t frontier);
 
 /* Forgets a sync pass under way (a seek restarts it). */
 void correlate_sync_pass_reset(struct correlate_iter *iter);

@@ -8,15 +8,18 @@
  * their own time, until its map is fixed at their time:
  *
  * - its first formula waits for FIRST_MATCHES matches each way, or
- *   FIRST_WAIT_NS of its trace time, or FIRST_WAIT_MESSAGES held messages,
- *   or the end of the inputs (a trace read whole gives exactly the linear
- *   result: Trace Compass's pair does);
- * - then its map is fixed up to `look-ahead-ns` behind the last time read
- *   of it, and what waits up to there leaves for the reorder buffer.
+ *   FIRST_WAIT_NS of its trace time, or the end of the inputs (a trace read
+ *   whole gives exactly the linear result: Trace Compass's pair does);
+ *   FIRST_WAIT_MESSAGES held messages without any match give up sooner;
+ * - then its map is fixed up to `look-ahead-ns` behind the frontier, and
+ *   what waits up to there leaves for the reorder buffer.
  *
- * The inputs are read in the order of their estimated reference times (the
- * best line known, else the machine's own clock), so that both ends of a
- * message are read at about the same time. The reorder buffer's bound is
+ * The inputs are read as the sync pass reads them, in the order of their
+ * own clocks; the frontier is the time up to which every upstream was read.
+ * The sync events up to the frontier are fed in the sync pass's own order,
+ * and the maps are fixed at every COMMIT_STEP_NS of the frontier: what the
+ * maps learn, and when, does not depend on how the graph is built (one
+ * input per source port, or one muxed input). The reorder buffer's bound is
  * the least time any upstream or waiting message can still map to: a map
  * is continuous and increasing, so a machine's messages not yet mapped
  * come at or after its map's value at its horizon; a machine without its
@@ -37,6 +40,8 @@
 #define FIRST_MATCHES 64
 #define FIRST_WAIT_NS (INT64_C(30) * 1000000000)
 #define FIRST_WAIT_MESSAGES 65536
+/* The maps are fixed every millisecond of the frontier. */
+#define COMMIT_STEP_NS INT64_C(1000000)
 
 struct onepass_machine {
 	struct machine *machine;
@@ -77,6 +82,8 @@ bool correlate_onepass_start(struct correlate_iter *iter)
 	iter->onepass_started = true;
 	iter->onepass_finished = false;
 	iter->onepass_fallback = false;
+	iter->onepass_frontier = INT64_MIN;
+	iter->onepass_step = INT64_MIN;
 	if (iter->keeps_time_base) {
 		return true;
 	}
@@ -146,29 +153,54 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 	return NULL;
 }
 
-static bool first_formula_due(struct correlate_iter *iter, const struct onepass_machine *op)
+static bool first_formula_due(struct correlate_iter *iter, const struct onepass_machine *op,
+		int64_t frontier)
 {
 	const char *method;
 	struct vm_sync_online *online = candidate(iter, op, &method);
 
 	return (online && vm_sync_online_fewest_each_way(online) >= FIRST_MATCHES) ||
-		(op->has_read && op->last_read - op->first_read >= FIRST_WAIT_NS) ||
-		reorder_size(op->waiting) >= FIRST_WAIT_MESSAGES;
+		(op->has_read && frontier - op->first_read >= FIRST_WAIT_NS) ||
+		(!online && reorder_size(op->waiting) >= FIRST_WAIT_MESSAGES);
+}
+
+static const char *reference_name(struct correlate_iter *iter)
+{
+	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+
+		if (correlate_machine_info(iter, machine)->is_reference) {
+			return machine->name;
+		}
+	}
+
+	return "(none)";
 }
 
 static void warn_unsynchronized(struct correlate_iter *iter, struct machine *machine)
 {
+	enum correlate_sync_method method = iter->comp->params.sync;
+
 	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
 		return;
 	}
 
 	CORRELATE_LOGW(iter->log_level, iter->name,
-		"Machine `%s` has no vmsync or TCP message matched with the reference "
-		"within its first %" PRId64 " s or %d messages: its times stay on its "
-		"own clock (vm_sync_quality `absent`). Trace the vmsync or TCP events "
-		"on both machines, pass sync=\"vcpu\" (inputs that can seek), or pass "
+		"Machine `%s` has no synchronization pair with the reference `%s` "
+		"(sync=\"%s\", inputs read once: no %s message matched between them "
+		"in its first %" PRId64 " s or %d messages): its times stay on its own "
+		"clock (vm_sync_quality `absent`). %s, or pass "
 		"transforms={%s={slope=S,offset-ns=O}}.", machine->name,
-		FIRST_WAIT_NS / 1000000000, FIRST_WAIT_MESSAGES, machine->name);
+		reference_name(iter), correlate_sync_method_name(method),
+		method == CORRELATE_SYNC_VMSYNC ? "vmsync" :
+			method == CORRELATE_SYNC_TCP ? "TCP" : "vmsync or TCP",
+		FIRST_WAIT_NS / 1000000000, FIRST_WAIT_MESSAGES,
+		method == CORRELATE_SYNC_VMSYNC ? "Trace the vmsync events on both machines "
+			"(or pass sync=\"auto\" to use the other methods too)" :
+		method == CORRELATE_SYNC_TCP ? "Trace the TCP events on both machines (or "
+			"pass sync=\"auto\" to use the other methods too)" :
+		"Trace the vmsync or TCP events on both machines, pass sync=\"vcpu\" with "
+			"inputs that can seek", machine->name);
 }
 
 /* Whether falling back to the sync pass may still help and is possible. */
@@ -178,8 +210,8 @@ static bool may_fall_back(const struct correlate_iter *iter)
 		!iter->has_last_emitted;
 }
 
-/* The first formula: the best line, from `op`'s horizon on. */
-static void decide(struct correlate_iter *iter, struct onepass_machine *op, bool at_end)
+/* The first formula: the best line, fixed up to `horizon`. */
+static void decide(struct correlate_iter *iter, struct onepass_machine *op, int64_t horizon)
 {
 	struct machine_info *info = correlate_machine_info(iter, op->machine);
 	const char *method = "none";
@@ -199,8 +231,7 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, bool
 	}
 
 	op->online = online;
-	vm_sync_online_commit(online, at_end || !op->has_read ? INT64_MAX :
-		op->last_read - iter->comp->params.look_ahead_ns);
+	vm_sync_online_commit(online, horizon);
 	vm_sync_map_set_online(&info->map, online);
 	first = &vm_sync_online_map(online, &count)[0];
 	info->method = method;
@@ -261,31 +292,69 @@ static bool announce(struct correlate_iter *iter, struct onepass_machine *op, bo
 	return true;
 }
 
-static bool advance(struct correlate_iter *iter, struct onepass_machine *op)
+static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int64_t frontier)
 {
+	int64_t horizon = frontier - iter->comp->params.look_ahead_ns;
+
 	if (!op->decided) {
-		if (!first_formula_due(iter, op)) {
+		if (!first_formula_due(iter, op, frontier)) {
 			return true;
 		}
 
-		decide(iter, op, false);
+		decide(iter, op, horizon);
 		if (iter->onepass_fallback) {
 			return true;
 		}
-	} else if (op->online && op->has_read) {
-		vm_sync_online_commit(op->online, op->last_read - iter->comp->params.look_ahead_ns);
+	} else if (op->online) {
+		vm_sync_online_commit(op->online, horizon);
 	}
 
 	iter->bound_valid = false;
 	return release_waiting(iter, op) && announce(iter, op, false);
 }
 
+/* Every upstream that has not ended was read up to here (own clocks). */
+static int64_t frontier_of(struct correlate_iter *iter)
+{
+	int64_t frontier = INT64_MAX;
+
+	for (guint i = 0; i < iter->bounds->len; i++) {
+		const struct upstream_bound *bound =
+			&g_array_index(iter->bounds, struct upstream_bound, i);
+
+		if (!bound->ended) {
+			int64_t read = bound->primed ? bound->input_ns : INT64_MIN;
+
+			frontier = read < frontier ? read : frontier;
+		}
+	}
+
+	return frontier;
+}
+
+/* The frontier moved: sync events fed, and at each step, maps fixed. */
 static bool advance_all(struct correlate_iter *iter)
 {
+	int64_t frontier = frontier_of(iter);
+	int64_t step;
+
+	if (frontier <= iter->onepass_frontier || frontier == INT64_MAX) {
+		return true;
+	}
+
+	iter->onepass_frontier = frontier;
+	correlate_sync_feed_until(iter, frontier);
+	step = frontier / COMMIT_STEP_NS;
+	if (step == iter->onepass_step) {
+		return true;
+	}
+
+	iter->onepass_step = step;
 	for (guint i = 0; i < iter->infos->len; i++) {
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
 
-		if (info->onepass && !advance(iter, info->onepass)) {
+		/* At the step's time, whatever the frontier's exact value. */
+		if (info->onepass && !advance(iter, info->onepass, step * COMMIT_STEP_NS)) {
 			return false;
 		}
 
@@ -369,45 +438,30 @@ bt_message_iterator_class_next_method_status correlate_onepass_take(
 
 /*
  * The least reference time a machine's messages read from now on (own
- * times from `t`) can map to; `estimate`: a guess for the read order
- * rather than a bound.
+ * times from `t`) or waiting can map to: its map at its horizon, which
+ * they are all after, or nothing before its first formula.
  */
-static int64_t machine_floor(struct correlate_iter *iter, struct machine *machine, int64_t t,
-		bool estimate)
+static int64_t machine_floor(struct correlate_iter *iter, struct machine *machine, int64_t t)
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 	struct onepass_machine *op = info->onepass;
-	struct vm_sync_formula best;
-	const char *method;
-	struct vm_sync_online *online;
 
 	if (!machine->has_clock) {
 		return INT64_MAX;
 	}
 
 	if (op && !op->decided) {
-		if (!estimate) {
-			return INT64_MIN;
-		}
-
-		online = candidate(iter, op, &method);
-		if (!online || vm_sync_online_fewest_each_way(online) == 0) {
-			return t;
-		}
-
-		best = vm_sync_online_best(online);
-		return correlate_formula_lower_bound(&best, t);
+		return INT64_MIN;
 	}
 
-	if (op && !estimate && t > horizon_of(op)) {
+	if (op && t > horizon_of(op)) {
 		t = horizon_of(op);
 	}
 
 	return correlate_formula_lower_bound(vm_sync_map_formula_at(&info->map, t), t);
 }
 
-static int64_t upstream_floor(struct correlate_iter *iter, const struct upstream_bound *bound,
-		bool estimate)
+static int64_t upstream_floor(struct correlate_iter *iter, const struct upstream_bound *bound)
 {
 	int64_t lowest = INT64_MAX;
 
@@ -424,7 +478,7 @@ static int64_t upstream_floor(struct correlate_iter *iter, const struct upstream
 			continue;
 		}
 
-		floor = machine_floor(iter, machine, bound->input_ns, estimate);
+		floor = machine_floor(iter, machine, bound->input_ns);
 		lowest = floor < lowest ? floor : lowest;
 	}
 
@@ -433,26 +487,27 @@ static int64_t upstream_floor(struct correlate_iter *iter, const struct upstream
 
 int correlate_onepass_pick(struct correlate_iter *iter)
 {
-	int best = -1;
-	int64_t best_estimate = 0;
+	int earliest = -1;
+	int64_t earliest_ns = 0;
 
+	/* The sync pass's order: the upstream read the least far (own clocks). */
 	for (guint i = 0; i < iter->bounds->len; i++) {
 		const struct upstream_bound *bound =
 			&g_array_index(iter->bounds, struct upstream_bound, i);
-		int64_t estimate;
+		int64_t read;
 
 		if (bound->ended) {
 			continue;
 		}
 
-		estimate = upstream_floor(iter, bound, true);
-		if (best < 0 || estimate < best_estimate) {
-			best = (int) i;
-			best_estimate = estimate;
+		read = bound->primed ? bound->input_ns : INT64_MIN;
+		if (earliest < 0 || read < earliest_ns) {
+			earliest = (int) i;
+			earliest_ns = read;
 		}
 	}
 
-	return best;
+	return earliest;
 }
 
 void correlate_onepass_bound(struct correlate_iter *iter)
@@ -470,7 +525,7 @@ void correlate_onepass_bound(struct correlate_iter *iter)
 		}
 
 		open = true;
-		floor = upstream_floor(iter, bound, false);
+		floor = upstream_floor(iter, bound);
 		lowest = floor < lowest ? floor : lowest;
 	}
 
@@ -485,7 +540,7 @@ void correlate_onepass_bound(struct correlate_iter *iter)
 
 		open = true;
 		floor = !op->decided ? INT64_MIN :
-			machine_floor(iter, op->machine, reorder_peek(op->waiting)->time, false);
+			machine_floor(iter, op->machine, reorder_peek(op->waiting)->time);
 		lowest = floor < lowest ? floor : lowest;
 	}
 
@@ -494,13 +549,32 @@ void correlate_onepass_bound(struct correlate_iter *iter)
 	iter->bound_valid = true;
 }
 
+/*
+ * Read once, the host was chosen from event classes; the KVM entries
+ * counted since tell the final rule (and its warning, with the counts).
+ */
+static void check_host_guess(struct correlate_iter *iter)
+{
+	struct machine *host = correlate_detect_host(iter);
+
+	if (host == iter->sync_host || !host) {
+		return;
+	}
+
+	CORRELATE_LOGW(iter->log_level, iter->name,
+		"The host is `%s` after all (it has the most KVM entry events), not `%s` "
+		"(chosen from the event classes when the inputs, read once, began): the "
+		"guests were synchronized to the wrong machine. Pass host=\"%s\".",
+		host->name, iter->sync_host ? iter->sync_host->name : "(none)", host->name);
+}
+
 bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		struct correlate_iter *iter, bool *pushed)
 {
 	*pushed = false;
 	iter->onepass_finished = true;
 	if (iter->sync_ready) {
-		correlate_sync_flush(iter);
+		correlate_sync_feed_until(iter, INT64_MAX);
 	}
 
 	for (guint i = 0; i < iter->infos->len; i++) {
@@ -512,7 +586,7 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		}
 
 		if (!op->decided) {
-			decide(iter, op, true);
+			decide(iter, op, INT64_MAX);
 			if (iter->onepass_fallback) {
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 			}
@@ -536,6 +610,7 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		}
 	}
 
+	check_host_guess(iter);
 	correlate_log_summary(iter);
 	iter->bound_valid = false;
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;

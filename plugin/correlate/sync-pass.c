@@ -308,12 +308,50 @@ static void note_sync_message(struct correlate_iter *iter, struct sync_record *r
 		return;
 	}
 
+	if (iter->onepass) {
+		/* Fed in the sync pass's order by correlate_sync_feed_until(). */
+		if (iter->records->len == 0 || record->ts < iter->records_min_ts) {
+			iter->records_min_ts = record->ts;
+		}
+
+		g_array_append_val(iter->records, *record);
+		return;
+	}
+
 	if (iter->records->len > 0 &&
 			g_array_index(iter->records, struct sync_record, 0).ts != record->ts) {
 		correlate_sync_flush(iter);
 	}
 
 	g_array_append_val(iter->records, *record);
+}
+
+void correlate_sync_feed_until(struct correlate_iter *iter, int64_t frontier)
+{
+	guint fed = 0;
+
+	if (iter->records->len == 0 || iter->records_min_ts > frontier) {
+		return;
+	}
+
+	g_array_sort(iter->records, compare_records);
+	while (fed < iter->records->len &&
+			g_array_index(iter->records, struct sync_record, fed).ts <= frontier) {
+		const struct sync_record *record =
+			&g_array_index(iter->records, struct sync_record, fed);
+
+		vm_sync_add_event(record->message.protocol == SYNC_PROTOCOL_VMSYNC ?
+				iter->by_vmsync : iter->by_tcp,
+			record->message.protocol, &record->message.key,
+			record->message.role, iter->sync_index[record->machine->index],
+			record->ts);
+		fed++;
+	}
+
+	g_array_remove_range(iter->records, 0, fed);
+	if (iter->records->len > 0) {
+		iter->records_min_ts = g_array_index(iter->records, struct sync_record, 0).ts;
+	}
 }
 
 static void note_event(struct correlate_iter *iter, const bt_message *msg,
