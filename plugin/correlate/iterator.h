@@ -312,6 +312,9 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		struct correlate_iter *iter, bool *pushed);
 void correlate_onepass_reset(struct correlate_iter *iter);
 
+/* Whether the host is known before reading: `host`, or one machine declares KVM entries. */
+bool correlate_onepass_host_is_clear(struct correlate_iter *iter);
+
 /* iterator.c: seek every upstream to its beginning. */
 bool correlate_seek_upstreams(struct correlate_iter *iter);
 

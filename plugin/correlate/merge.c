@@ -530,8 +530,12 @@ static bt_message_iterator_class_next_method_status settle_machines(
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 
-	if (iter->onepass && correlate_transforms_cover_all(iter)) {
-		/* Nothing to learn: the merge of the given formulas. */
+	if (iter->onepass && (correlate_transforms_cover_all(iter) ||
+			(!correlate_onepass_host_is_clear(iter) && iter->can_seek))) {
+		/*
+		 * Nothing to learn (the merge of the given formulas), or the
+		 * host is only known once the KVM entries are counted.
+		 */
 		iter->onepass = false;
 	}
 

@@ -77,6 +77,18 @@ static bool waits_for_map(struct correlate_iter *iter, struct machine *machine)
 		!g_hash_table_contains(iter->comp->params.transforms, machine->name);
 }
 
+bool correlate_onepass_host_is_clear(struct correlate_iter *iter)
+{
+	unsigned int declaring = 0;
+
+	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
+		declaring += correlate_machine_info(iter,
+			machine_table_at(iter->machines, i))->declares_kvm;
+	}
+
+	return iter->comp->params.host || declaring <= 1;
+}
+
 bool correlate_onepass_start(struct correlate_iter *iter)
 {
 	iter->onepass_started = true;
