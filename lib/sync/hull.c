@@ -298,6 +298,25 @@ long double vm_sync_hull_accuracy(const struct vm_sync_hull *hull)
 	return hull->bounded ? (long double) (hull->a_max - hull->a_min) : 0.0L;
 }
 
+/* The other-side time of `line` at ref time x. */
+static vm_sync_wide line_at(const struct vm_sync_line *line, int64_t x)
+{
+	vm_sync_wide slope = vm_sync_slope_value(vm_sync_point_slope(&line->p[1], &line->p[0]));
+
+	return slope * (vm_sync_wide) ((vm_sync_i128) x - line->p[1].x) +
+		(vm_sync_wide) line->p[1].y;
+}
+
+long double vm_sync_hull_width_at(const struct vm_sync_hull *hull, int64_t x)
+{
+	vm_sync_wide width;
+
+	if (hull->quality != VM_SYNC_ACCURATE)
+		return 0.0L;
+	width = line_at(&hull->lmax, x) - line_at(&hull->lmin, x);
+	return (long double) (width < 0 ? -width : width);
+}
+
 struct vm_sync_formula vm_sync_hull_formula(const struct vm_sync_hull *hull)
 {
 	struct vm_sync_formula formula;

@@ -147,6 +147,14 @@ void vm_sync_hull_fit(const struct vm_sync_hull *hull, long double *a, long doub
 /* a_max - a_min of the current fit, 0 when not bounded on both sides. */
 long double vm_sync_hull_accuracy(const struct vm_sync_hull *hull);
 
+/*
+ * How far apart, at ref time x, the lines of largest and smallest slope
+ * that the hulls allow are, in ns of the other side: what the fit may be
+ * off by there (0 unless accurate). Beyond the matches, their slopes'
+ * freedom widens it.
+ */
+long double vm_sync_hull_width_at(const struct vm_sync_hull *hull, int64_t x);
+
 /* The map other -> ref of the current fit: t_ref = t / a - b / a. */
 struct vm_sync_formula vm_sync_hull_formula(const struct vm_sync_hull *hull);
 

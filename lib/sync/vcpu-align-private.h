@@ -8,6 +8,8 @@
 
 #include <glib.h>
 
+#include "sync/segments.h"
+#include "sync/segments.h"
 #include "sync/vcpu-align.h"
 
 /* One guest-mode interval of a vCPU, host clock. */
@@ -52,6 +54,8 @@ struct vm_vcpu_align {
 	/* guest index (GUINT_TO_POINTER(+1)) -> GArray of struct
 	 * vm_vcpu_constraint: what its last OK fit rests on (for feed). */
 	GHashTable *constraints;
+	/* vm_vcpu_align_keep_piecewise(): fits may be piecewise-linear. */
+	bool piecewise;
 };
 
 /* The intervals of vCPU `vcpu` of `candidate`, sorted, or NULL. */
@@ -71,6 +75,49 @@ struct vm_vcpu_constraint {
 	int64_t send;
 	int64_t recv;
 };
+
+/*
+ * Attribution tolerance once the map is fitted (what the constraints cannot
+ * pin down).
+ */
+#define VM_VCPU_FITTED_TOLERANCE_NS 1000
+/* Constraints a fit (or a window of a piecewise one) needs to be trusted. */
+#define VM_VCPU_MIN_CONSTRAINTS 16
+
+/* The host time of a constraint, which orders the hull's points. */
+static inline int64_t vm_vcpu_constraint_host_time(const struct vm_vcpu_constraint *constraint)
+{
+	return constraint->host_to_guest ? constraint->send : constraint->recv;
+}
+
+/* One piece of a struct vm_vcpu_map, from guest time `begin` on. */
+struct vm_vcpu_piece {
+	int64_t begin;                  /* INT64_MIN: the first */
+	int64_t host_begin;             /* its image */
+	struct vm_sync_prepared prepared;
+	struct vm_sync_formula inverse;
+};
+
+/*
+ * The guest -> host map the fit attributes events under (vcpu-map.c): one
+ * line, or the segments of a continuous increasing piecewise map.
+ */
+struct vm_vcpu_map {
+	GArray *pieces;   /* struct vm_vcpu_piece, by begin */
+	guint cursor;     /* the piece of the last time mapped */
+};
+
+void vm_vcpu_map_init_line(struct vm_vcpu_map *map, const struct vm_sync_formula *formula);
+void vm_vcpu_map_init_segments(struct vm_vcpu_map *map,
+		const struct vm_sync_segment *segments, unsigned int count);
+void vm_vcpu_map_fini(struct vm_vcpu_map *map);
+unsigned int vm_vcpu_map_piece_count(const struct vm_vcpu_map *map);
+
+/* Guest time -> host time (quickest for times in order). */
+int64_t vm_vcpu_map_apply(struct vm_vcpu_map *map, int64_t t);
+
+/* About the guest time that maps to host time `h` (where a search starts). */
+int64_t vm_vcpu_map_invert(const struct vm_vcpu_map *map, int64_t h);
 
 /*
  * One host process against one guest: the vCPUs and CPUs they share, the
@@ -131,6 +178,49 @@ const GArray *vm_vcpu_pairing_outs(struct vm_vcpu_pairing *pairing);
 void vm_vcpu_pairing_init(struct vm_vcpu_pairing *pairing,
 		struct vm_vcpu_candidate *candidate, struct vm_vcpu_guest *guest);
 void vm_vcpu_pairing_fini(struct vm_vcpu_pairing *pairing);
+
+/*
+ * The constraints (struct vm_vcpu_constraint, in host time order) of the
+ * guest events of `pairing` that `map` puts in host window [low, high],
+ * each within `tolerance` of exactly one guest-mode interval of its vCPU:
+ * each interval is bounded by its first and last attributed event
+ * (vcpu-attribute.c).
+ */
+GArray *vm_vcpu_attribute(const struct vm_vcpu_pairing *pairing, struct vm_vcpu_map *map,
+		int64_t tolerance, int64_t low, int64_t high);
+
+/*
+ * Guest events of the pairing outside every guest-mode interval under
+ * `map` by more than VM_VCPU_FITTED_TOLERANCE_NS, among the `checked` ones
+ * (those within the host's record of their vCPU).
+ */
+uint64_t vm_vcpu_count_outside(const struct vm_vcpu_pairing *pairing,
+		struct vm_vcpu_map *map, uint64_t *checked);
+
+/* Adds `constraints` to `hull` (host is its ref side, the guest the other). */
+void vm_vcpu_hull_add(struct vm_sync_hull *hull, const GArray *constraints);
+
+/* Sorts constraints by host time. */
+void vm_vcpu_sort_constraints(GArray *constraints);
+
+/*
+ * The piecewise fit of a pairing from the offset found near an anchor
+ * (vcpu-walk.c): constraints gathered outward from the anchor, each
+ * stretch of host time attributed under the line of the stretches next to
+ * it. On success (false: contradicted or too few), `*constraints` (host
+ * order) are those of the whole trace under the map they give, with
+ * `fit`'s quality, accuracy and constraint count; the caller verifies the
+ * map (vm_vcpu_segments_of()).
+ */
+bool vm_vcpu_walk(const struct vm_vcpu_pairing *pairing,
+		const struct vm_coarse_offset *coarse, struct vm_vcpu_fit *fit,
+		GArray **constraints);
+
+/*
+ * The piecewise map of `constraints` (host order), as a struct vm_sync
+ * fed them by vm_vcpu_align_feed() builds it (host is the ref side).
+ */
+struct vm_sync_segments *vm_vcpu_segments_of(const GArray *constraints);
 
 /* Orders guint64 values (for g_array_sort). */
 gint vm_vcpu_compare_u64(gconstpointer a, gconstpointer b);

@@ -59,6 +59,11 @@ void vm_vcpu_align_destroy(struct vm_vcpu_align *align)
 	g_free(align);
 }
 
+void vm_vcpu_align_keep_piecewise(struct vm_vcpu_align *align)
+{
+	align->piecewise = true;
+}
+
 /* The array of `key` in `table`, created empty when missing. */
 static GArray *array_of(GHashTable *table, uint64_t key, size_t element_size)
 {

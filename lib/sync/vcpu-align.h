@@ -31,6 +31,16 @@ struct vm_vcpu_align *vm_vcpu_align_create(void);
 void vm_vcpu_align_destroy(struct vm_vcpu_align *align);
 
 /*
+ * Lets fits be piecewise-linear (SPEC "Long traces"): a guest whose clock
+ * one line does not follow (NTP slews it) gets, when almost every one of
+ * its events falls in guest mode under it, the continuous map of windows
+ * of its constraints that one line fits each (sync/segments.h), which a
+ * struct vm_sync with vm_sync_keep_piecewise() fed them builds again. A
+ * guest that one line fits keeps it. Call before vm_vcpu_align_solve().
+ */
+void vm_vcpu_align_keep_piecewise(struct vm_vcpu_align *align);
+
+/*
  * Host side: vCPU `vcpu` (the `vcpu_id` of the entry event) of host process
  * `pid` (the thread group of the vCPU thread, -1 when unknown; the thread
  * `tid` then stands for it) of machine `host` was in guest mode from
@@ -65,12 +75,15 @@ struct vm_vcpu_fit {
 	unsigned int host;                /* OK, AMBIGUOUS, TAKEN: the host machine */
 	int64_t host_pid;                 /* OK, AMBIGUOUS, TAKEN: its process */
 	int64_t other_pid;                /* AMBIGUOUS: the rival process (may be host_pid) */
-	struct vm_sync_formula formula;   /* OK: guest clock -> host clock */
-	enum vm_sync_quality quality;     /* OK: of the hull of its constraints */
-	long double accuracy;             /* OK: of that hull */
+	/* OK: guest clock -> host clock (piecewise: its first segment) */
+	struct vm_sync_formula formula;
+	/* OK: of the hull of its constraints (piecewise: of its first window) */
+	enum vm_sync_quality quality;
+	long double accuracy;             /* OK: of that hull (piecewise: the widest) */
 	uint64_t constraints;             /* OK: the one-way constraints used */
+	unsigned int segments;            /* OK: of the map, 1 for one line */
 	uint64_t events;                  /* guest events checked (within the host's record) */
-	uint64_t outside;                 /* of those, outside guest mode under `formula` */
+	uint64_t outside;                 /* of those, outside guest mode under the map */
 };
 
 /*
@@ -86,7 +99,9 @@ void vm_vcpu_align_solve(struct vm_vcpu_align *align, unsigned int guest_count,
  * Adds the constraints behind an OK fit of `guest` to `sync`, as matched
  * messages between sync machines `sync_host` and `sync_guest` (an entry is
  * a message host -> guest received at the guest event, the guest event a
- * message guest -> host received at the exit).
+ * message guest -> host received at the exit), in host time order: with
+ * vm_sync_keep_piecewise() and `sync_host` < `sync_guest`, the pair's
+ * piecewise map is then the one the fit was verified with.
  */
 void vm_vcpu_align_feed(const struct vm_vcpu_align *align, unsigned int guest,
 		const struct vm_vcpu_fit *fit, struct vm_sync *sync,

@@ -6,25 +6,33 @@
  * the current map, the first and last events of each interval bound the
  * map from both sides (entry < f(first), f(last) < exit), and the convex
  * hulls of those constraints give a better map, over a window of host time
- * that grows until it covers the whole guest trace. The map is adopted only
- * when almost no guest event falls outside guest mode under it, and only
- * when one process, with one offset, fits: otherwise the guest is reported
- * as ambiguous or unmatched, never synchronized wrongly.
+ * that grows until it covers the whole guest trace (vcpu-attribute.c
+ * attributes). With the piecewise model, a guest that no anchor fits with
+ * one line is walked from each anchor instead (vcpu-walk.c), and its map is
+ * the piecewise one its constraints give. The map is adopted only when
+ * almost no guest event falls outside guest mode under it (the piecewise
+ * map as a whole), and only when one process, with one offset, fits:
+ * otherwise the guest is reported as ambiguous or unmatched, never
+ * synchronized wrongly.
  */
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 
 #include "sync/vcpu-align-private.h"
 #include "util/time-span.h"
 
 /* A guest with fewer events on the CPUs a process shares cannot be told. */
 #define MIN_EVENTS 100
-/* Constraints a fit needs before it is trusted. */
-#define MIN_CONSTRAINTS 16
 /* Anchors tried per pairing before giving up. */
 #define MAX_ATTEMPTS 6
-/* Attribution tolerance once the map is fitted (what the hull cannot pin). */
-#define FITTED_TOLERANCE_NS 1000
+/*
+ * A window of a piecewise map whose clock runs further than this off the
+ * host's comes from wrong attributions (the offset search assumes 200 ppm
+ * at most, NTP slews by up to 500).
+ */
+#define MAX_WINDOW_DRIFT 1e-3L
 /* Guest events outside guest mode allowed: 1 per OUTSIDE_DIVISOR, plus 2. */
 #define OUTSIDE_DIVISOR 1000
 
@@ -35,245 +43,28 @@ struct candidate_result {
 	GArray *constraints;            /* struct vm_vcpu_constraint, FOUND only */
 };
 
-/* The host time of a constraint, which orders the hull's points. */
-static int64_t host_time(const struct vm_vcpu_constraint *constraint)
-{
-	return constraint->host_to_guest ? constraint->send : constraint->recv;
-}
-
-static gint compare_constraints(gconstpointer a, gconstpointer b)
-{
-	int64_t x = host_time(a), y = host_time(b);
-
-	return (x > y) - (x < y);
-}
-
-/*
- * The constraints of one more CPU merged into the others in host time
- * order (the hulls take points in that order); each CPU's come in order,
- * since a vCPU's intervals do not overlap (else they are sorted first).
- * Frees both arrays.
- */
-static GArray *merge_constraints(GArray *all, GArray *of_cpu)
-{
-	GArray *merged = g_array_sized_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint),
-		all->len + of_cpu->len);
-	guint i = 0, j = 0;
-
-	/* Overlapping intervals (a trace that lost events) would break the order. */
-	for (guint k = 1; k < of_cpu->len; k++) {
-		if (compare_constraints(&g_array_index(of_cpu, struct vm_vcpu_constraint, k - 1),
-				&g_array_index(of_cpu, struct vm_vcpu_constraint, k)) > 0) {
-			g_array_sort(of_cpu, compare_constraints);
-			break;
-		}
-	}
-
-	while (i < all->len || j < of_cpu->len) {
-		const struct vm_vcpu_constraint *a = i < all->len ?
-			&g_array_index(all, struct vm_vcpu_constraint, i) : NULL;
-		const struct vm_vcpu_constraint *b = j < of_cpu->len ?
-			&g_array_index(of_cpu, struct vm_vcpu_constraint, j) : NULL;
-
-		if (a && (!b || compare_constraints(a, b) <= 0)) {
-			g_array_append_val(merged, *a);
-			i++;
-		} else {
-			g_array_append_val(merged, *b);
-			j++;
-		}
-	}
-	g_array_free(all, TRUE);
-	g_array_free(of_cpu, TRUE);
-	return merged;
-}
-
-static void add_constraint(GArray *constraints, bool host_to_guest, int64_t send,
-		int64_t recv)
-{
-	struct vm_vcpu_constraint constraint = { host_to_guest, send, recv };
-
-	g_array_append_val(constraints, constraint);
-}
-
-/*
- * The interval of `intervals` from `k` on that may hold host time `h`
- * within `tolerance`: the last one whose entry is <= h + tolerance.
- * Events come in time order, so `k` only moves forward.
- */
-static guint advance(const GArray *intervals, guint k, int64_t h, int64_t tolerance)
-{
-	while (k + 1 < intervals->len &&
-			g_array_index(intervals, struct vm_guest_mode, k + 1).entry <=
-				h + tolerance)
-		k++;
-	return k;
-}
-
-/* Whether `h` belongs to interval k, and to no other, within `tolerance`. */
-static bool attributable(const GArray *intervals, guint k, int64_t h, int64_t tolerance)
-{
-	const struct vm_guest_mode *interval =
-		&g_array_index(intervals, struct vm_guest_mode, k);
-
-	if (interval->entry > h + tolerance || interval->exit < h - tolerance)
-		return false;
-	return k == 0 || g_array_index(intervals, struct vm_guest_mode, k - 1).exit <
-		h - tolerance;
-}
-
-/* The first interval whose exit is >= `h` (where a search from `h` starts). */
-static guint first_interval_from(const GArray *intervals, int64_t h)
-{
-	guint low = 0, high = intervals->len;
-
-	while (low < high) {
-		guint mid = low + (high - low) / 2;
-
-		if (g_array_index(intervals, struct vm_guest_mode, mid).exit < h)
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	return low > 0 ? low - 1 : 0;
-}
-
-/*
- * The constraints of one CPU: its guest events in host window
- * [low, high] under `formula`, each interval bounded by its first and last
- * attributed event.
- */
-static void attribute_cpu(const GArray *events, const GArray *intervals,
-		const struct vm_sync_prepared *formula, const struct vm_sync_formula *inverse,
-		int64_t tolerance, int64_t low, int64_t high, GArray *constraints)
-{
-	guint i = vm_vcpu_lower_bound(events, vm_sync_formula_apply(inverse, low));
-	guint k = first_interval_from(intervals, low);
-	guint current = G_MAXUINT;
-	int64_t first = 0, last = 0;
-	/*
-	 * Before the host's first entry of this vCPU and after its last exit,
-	 * the vCPU may have been in guest mode unrecorded (the host's trace
-	 * began or ended in the middle of a guest-mode interval): no event
-	 * there is attributed, even within the tolerance.
-	 */
-	int64_t recorded_from = g_array_index(intervals, struct vm_guest_mode, 0).entry;
-	int64_t recorded_to = g_array_index(intervals, struct vm_guest_mode,
-		intervals->len - 1).exit;
-
-	for (; i < events->len; i++) {
-		int64_t g = g_array_index(events, int64_t, i);
-		int64_t h = vm_sync_prepared_apply(formula, g);
-
-		if (h > high)
-			break;
-		if (h < vm_time_sum(recorded_from, tolerance) ||
-				h > vm_time_sum(recorded_to, -tolerance))
-			continue;
-		k = advance(intervals, k, h, tolerance);
-		if (!attributable(intervals, k, h, tolerance))
-			continue;
-		if (k != current && current != G_MAXUINT) {
-			const struct vm_guest_mode *done =
-				&g_array_index(intervals, struct vm_guest_mode, current);
-
-			add_constraint(constraints, true, done->entry, first);
-			add_constraint(constraints, false, last, done->exit);
-		}
-		if (k != current) {
-			current = k;
-			first = g;
-		}
-		last = g;
-	}
-	if (current != G_MAXUINT) {
-		const struct vm_guest_mode *done =
-			&g_array_index(intervals, struct vm_guest_mode, current);
-
-		add_constraint(constraints, true, done->entry, first);
-		add_constraint(constraints, false, last, done->exit);
-	}
-}
-
-static GArray *attribute(const struct vm_vcpu_pairing *pairing,
-		const struct vm_sync_formula *formula, int64_t tolerance, int64_t low,
-		int64_t high)
-{
-	GArray *constraints = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
-	struct vm_sync_formula inverse = vm_sync_formula_invert(formula);
-	/* Applied to every event of the window: the fast, exact integer path. */
-	struct vm_sync_prepared prepared;
-
-	vm_sync_formula_prepare(formula, &prepared);
-	for (guint c = 0; c < pairing->cpus->len; c++) {
-		GArray *of_cpu = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
-
-		attribute_cpu(g_ptr_array_index(pairing->events, c),
-			g_ptr_array_index(pairing->intervals, c), &prepared, &inverse,
-			tolerance, vm_time_sum(low, -tolerance),
-			vm_time_sum(high, tolerance), of_cpu);
-		constraints = merge_constraints(constraints, of_cpu);
-	}
-	return constraints;
-}
-
 /* The hull of `constraints`: host is its ref side, the guest the other. */
 static struct vm_sync_hull *hull_of(const GArray *constraints)
 {
 	struct vm_sync_hull *hull = vm_sync_hull_create();
 
-	for (guint i = 0; i < constraints->len; i++) {
-		const struct vm_vcpu_constraint *constraint =
-			&g_array_index(constraints, struct vm_vcpu_constraint, i);
-
-		vm_sync_hull_add_match(hull, constraint->host_to_guest,
-			constraint->send, constraint->recv);
-	}
+	vm_vcpu_hull_add(hull, constraints);
 	return hull;
 }
 
-/*
- * Guest events of the pairing outside every guest-mode interval under
- * `formula`, by more than what the fit cannot pin down (an event a few ns
- * after an entry that follows a short exit is attributed to no interval,
- * so the hulls do not hold it inside), among those `checked`: the events
- * within the host's record of their vCPU (a guest may trace before the
- * host starts or after it stops, and the host's trace may begin or end in
- * the middle of a guest-mode interval).
- */
-static uint64_t count_outside(const struct vm_vcpu_pairing *pairing,
-		const struct vm_sync_formula *formula, uint64_t *checked)
+/* The constraints of host window [low, high], widened by the tolerance. */
+static GArray *attribute(const struct vm_vcpu_pairing *pairing,
+		const struct vm_sync_formula *formula, int64_t tolerance, int64_t low,
+		int64_t high)
 {
-	uint64_t outside = pairing->unshared;
-	struct vm_sync_prepared prepared;
+	struct vm_vcpu_map map;
+	GArray *constraints;
 
-	vm_sync_formula_prepare(formula, &prepared);
-	*checked = pairing->unshared;
-	for (guint c = 0; c < pairing->cpus->len; c++) {
-		const GArray *events = g_ptr_array_index(pairing->events, c);
-		const GArray *intervals = g_ptr_array_index(pairing->intervals, c);
-		int64_t known_from = g_array_index(intervals, struct vm_guest_mode, 0).entry +
-			FITTED_TOLERANCE_NS;
-		int64_t known_to = g_array_index(intervals, struct vm_guest_mode,
-			intervals->len - 1).exit - FITTED_TOLERANCE_NS;
-		guint k = 0;
-
-		for (guint i = 0; i < events->len; i++) {
-			int64_t h = vm_sync_prepared_apply(&prepared,
-				g_array_index(events, int64_t, i));
-			const struct vm_guest_mode *interval;
-
-			if (h < known_from || h > known_to)
-				continue;
-			(*checked)++;
-			k = advance(intervals, k, h, FITTED_TOLERANCE_NS);
-			interval = &g_array_index(intervals, struct vm_guest_mode, k);
-			if (h < interval->entry - FITTED_TOLERANCE_NS ||
-					h > interval->exit + FITTED_TOLERANCE_NS)
-				outside++;
-		}
-	}
-	return outside;
+	vm_vcpu_map_init_line(&map, formula);
+	constraints = vm_vcpu_attribute(pairing, &map, tolerance,
+		vm_time_sum(low, -tolerance), vm_time_sum(high, tolerance));
+	vm_vcpu_map_fini(&map);
+	return constraints;
 }
 
 /* Host time of the guest's first and last event under `formula`. */
@@ -310,7 +101,7 @@ static enum window_fit fit_window(const struct vm_vcpu_pairing *pairing,
 	struct vm_sync_hull *hull = hull_of(constraints);
 	enum vm_sync_quality quality = vm_sync_hull_quality(hull);
 	enum window_fit result = quality == VM_SYNC_FAIL ? WINDOW_CONTRADICTED :
-		constraints->len < MIN_CONSTRAINTS ? WINDOW_TOO_FEW : WINDOW_FITTED;
+		constraints->len < VM_VCPU_MIN_CONSTRAINTS ? WINDOW_TOO_FEW : WINDOW_FITTED;
 
 	if (result == WINDOW_FITTED &&
 			(quality == VM_SYNC_ACCURATE || quality == VM_SYNC_APPROXIMATE)) {
@@ -320,7 +111,7 @@ static enum window_fit fit_window(const struct vm_vcpu_pairing *pairing,
 		fit->quality = quality;
 		fit->accuracy = slope_range;
 		/* What the slope's freedom allows at the next window's edges. */
-		*tolerance = FITTED_TOLERANCE_NS +
+		*tolerance = VM_VCPU_FITTED_TOLERANCE_NS +
 			(int64_t) (slope_range * 4.0L * (long double) (high - low));
 	}
 	fit->constraints = constraints->len;
@@ -345,7 +136,7 @@ static bool refine(const struct vm_vcpu_pairing *pairing,
 	struct vm_sync_formula formula = { 1.0L,
 		(long double) coarse->offset_low +
 			(long double) (coarse->offset_high - coarse->offset_low) / 2 };
-	int64_t tolerance = FITTED_TOLERANCE_NS +
+	int64_t tolerance = VM_VCPU_FITTED_TOLERANCE_NS +
 		(coarse->offset_high - coarse->offset_low) / 2;
 	int64_t window = coarse->window;
 	int64_t first, last;
@@ -364,7 +155,7 @@ static bool refine(const struct vm_vcpu_pairing *pairing,
 		window = window > INT64_MAX / 4 ? INT64_MAX : window * 4;
 	}
 	/* The whole trace, under the map of the whole trace. */
-	tolerance = FITTED_TOLERANCE_NS;
+	tolerance = VM_VCPU_FITTED_TOLERANCE_NS;
 	if (fit_window(pairing, &formula, &tolerance, INT64_MIN / 2, INT64_MAX / 2,
 			constraints, fit) != WINDOW_FITTED)
 		return false;
@@ -372,20 +163,141 @@ static bool refine(const struct vm_vcpu_pairing *pairing,
 	return true;
 }
 
-/* Whether the map leaves almost every guest event in guest mode. */
-static bool verified(const struct vm_vcpu_pairing *pairing, struct vm_vcpu_fit *fit)
+/* Whether `map` leaves almost every guest event in guest mode. */
+static bool few_outside(const struct vm_vcpu_pairing *pairing, struct vm_vcpu_map *map,
+		struct vm_vcpu_fit *fit)
 {
-	fit->outside = count_outside(pairing, &fit->formula, &fit->events);
+	fit->outside = vm_vcpu_count_outside(pairing, map, &fit->events);
 	return fit->quality != VM_SYNC_INCOMPLETE && fit->events >= MIN_EVENTS &&
 		fit->outside <= fit->events / OUTSIDE_DIVISOR + 2;
 }
 
-/* Tries one process for one guest. */
+/* Whether the one line of `fit` leaves almost every guest event in guest mode. */
+static bool verified(const struct vm_vcpu_pairing *pairing, struct vm_vcpu_fit *fit)
+{
+	struct vm_vcpu_map map;
+	bool ok;
+
+	vm_vcpu_map_init_line(&map, &fit->formula);
+	ok = few_outside(pairing, &map, fit);
+	vm_vcpu_map_fini(&map);
+	fit->segments = 1;
+	return ok;
+}
+
+/*
+ * Whether a piecewise map can be trusted at all: each window's line bound
+ * from both sides by enough constraints (a window of a few is what a wrong
+ * attribution makes), and the whole map continuous and increasing.
+ */
+static bool sound(const struct vm_sync_segment *map, unsigned int count,
+		struct vm_vcpu_fit *fit)
+{
+	fit->quality = map[0].quality;
+	fit->accuracy = 0;
+	for (unsigned int i = 0; i < count; i++) {
+		const struct vm_sync_segment *segment = &map[i];
+
+		if (segment->formula.slope <= 0)
+			return false;
+		if (i > 0 && llabs(vm_time_span(
+				vm_sync_formula_apply(&segment->formula, segment->begin),
+				vm_sync_formula_apply(&map[i - 1].formula, segment->begin))) > 1)
+			return false;
+		/* Bridges (no match of their own) join two windows. */
+		if (segment->matches == 0)
+			continue;
+		/* One window is judged as one line is. */
+		if (segment->matches < VM_VCPU_MIN_CONSTRAINTS || (count > 1 &&
+				(segment->quality != VM_SYNC_ACCURATE ||
+					fabsl(segment->formula.slope - 1) > MAX_WINDOW_DRIFT)))
+			return false;
+		fit->accuracy = MAX(fit->accuracy, segment->accuracy);
+	}
+	return true;
+}
+
+/*
+ * Whether the piecewise map that `constraints` give (what the sync
+ * library builds when they are fed to it) is sound and leaves almost
+ * every guest event in guest mode. `fit` then describes it: the formula
+ * of its first segment, the largest accuracy of its windows.
+ */
+static bool verified_piecewise(const struct vm_vcpu_pairing *pairing,
+		const GArray *constraints, struct vm_vcpu_fit *fit)
+{
+	struct vm_sync_segments *segments = vm_vcpu_segments_of(constraints);
+	unsigned int count;
+	const struct vm_sync_segment *map = vm_sync_segments_map(segments, &count);
+	bool ok = sound(map, count, fit);
+
+	fit->formula = map[0].formula;
+	fit->segments = count;
+	fit->constraints = constraints->len;
+	if (ok) {
+		struct vm_vcpu_map prepared;
+
+		vm_vcpu_map_init_segments(&prepared, map, count);
+		ok = few_outside(pairing, &prepared, fit);
+		vm_vcpu_map_fini(&prepared);
+	}
+	vm_sync_segments_destroy(segments);
+	return ok;
+}
+
+/*
+ * One anchor's fit with one line. With the piecewise model too, the map
+ * verified is the one its constraints give (what is fed to the sync
+ * library): one window, that same line, when one line fits them all.
+ * `*constraints` gets what the fit rests on, even when it is not adopted
+ * (NULL when none).
+ */
+static bool fit_line(const struct vm_vcpu_pairing *pairing,
+		const struct vm_coarse_offset *coarse, bool piecewise, struct vm_vcpu_fit *fit,
+		GArray **constraints)
+{
+	if (!refine(pairing, coarse, fit, constraints))
+		return false;
+	return piecewise ? verified_piecewise(pairing, *constraints, fit) :
+		verified(pairing, fit);
+}
+
+/* One anchor's piecewise fit, as fit_line(). */
+static bool fit_piecewise(const struct vm_vcpu_pairing *pairing,
+		const struct vm_coarse_offset *coarse, struct vm_vcpu_fit *fit,
+		GArray **constraints)
+{
+	return vm_vcpu_walk(pairing, coarse, fit, constraints) &&
+		verified_piecewise(pairing, *constraints, fit);
+}
+
+static void adopt(struct candidate_result *result, GArray **constraints)
+{
+	result->status = VM_COARSE_FOUND;
+	result->constraints = *constraints;
+	*constraints = NULL;
+}
+
+static void drop(GArray **constraints)
+{
+	if (*constraints)
+		g_array_free(*constraints, TRUE);
+	*constraints = NULL;
+}
+
+/*
+ * Tries one process for one guest: each anchor with one line, then, when
+ * `piecewise` and no anchor gave one, each anchor whose offset was found
+ * with a piecewise map (so that a guest one line fits gets exactly the
+ * linear result).
+ */
 static void try_candidate(struct vm_vcpu_candidate *candidate,
-		struct vm_vcpu_guest *guest, struct candidate_result *result)
+		struct vm_vcpu_guest *guest, bool piecewise, struct candidate_result *result)
 {
 	struct vm_vcpu_pairing pairing;
 	bool many = false, none = false;
+	GArray *found = g_array_new(FALSE, FALSE, sizeof(struct vm_coarse_offset));
+	GArray *constraints = NULL;
 
 	*result = (struct candidate_result) { .status = VM_COARSE_TOO_LITTLE };
 	result->fit.host = candidate->host;
@@ -395,11 +307,11 @@ static void try_candidate(struct vm_vcpu_candidate *candidate,
 		result->status = pairing.cpus->len == 0 ? VM_COARSE_NONE :
 			VM_COARSE_TOO_LITTLE;
 		vm_vcpu_pairing_fini(&pairing);
+		g_array_free(found, TRUE);
 		return;
 	}
 	for (guint attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
 		struct vm_coarse_offset coarse;
-		GArray *constraints = NULL;
 
 		if (!vm_vcpu_coarse_offset(&pairing, attempt, &coarse))
 			break;
@@ -407,19 +319,25 @@ static void try_candidate(struct vm_vcpu_candidate *candidate,
 		none |= coarse.status == VM_COARSE_NONE;
 		if (coarse.status != VM_COARSE_FOUND)
 			continue;
-		if (refine(&pairing, &coarse, &result->fit, &constraints) &&
-				verified(&pairing, &result->fit)) {
-			result->status = VM_COARSE_FOUND;
-			result->constraints = constraints;
+		g_array_append_val(found, coarse);
+		if (fit_line(&pairing, &coarse, piecewise, &result->fit, &constraints)) {
+			adopt(result, &constraints);
 			break;
 		}
 		none = true;
-		if (constraints)
-			g_array_free(constraints, TRUE);
+		drop(&constraints);
+	}
+	for (guint i = 0; piecewise && result->status != VM_COARSE_FOUND && i < found->len;
+			i++) {
+		if (fit_piecewise(&pairing, &g_array_index(found, struct vm_coarse_offset, i),
+				&result->fit, &constraints))
+			adopt(result, &constraints);
+		drop(&constraints);
 	}
 	if (result->status != VM_COARSE_FOUND)
 		result->status = many ? VM_COARSE_MANY : none ? VM_COARSE_NONE :
 			VM_COARSE_TOO_LITTLE;
+	g_array_free(found, TRUE);
 	vm_vcpu_pairing_fini(&pairing);
 }
 
@@ -520,7 +438,7 @@ void vm_vcpu_align_solve(struct vm_vcpu_align *align, unsigned int guest_count,
 		}
 		for (guint c = 0; c < count; c++)
 			try_candidate(g_ptr_array_index(align->candidates, c), guest,
-				&results[c]);
+				align->piecewise, &results[c]);
 		judge_guest(results, count, &fits[g], &kept);
 		for (guint c = 0; c < count; c++)
 			free_constraints(results[c].constraints);

@@ -11,6 +11,7 @@ void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *ref
 		struct vcpu_solution *solution)
 {
 	unsigned int count = machine_table_count(iter->machines);
+	bool piecewise = iter->comp->params.model == CORRELATE_MODEL_PIECEWISE;
 	struct vm_sync *sync;
 
 	solution->results = g_new0(struct vm_sync_result, iter->sync_count ? iter->sync_count : 1);
@@ -20,29 +21,45 @@ void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *ref
 
 	solution->fits = NULL;
 	solution->fit_count = 0;
+	solution->sync = NULL;
 	if (!iter->by_vcpu || !vm_vcpu_align_has_host(iter->by_vcpu) || count == 0) {
 		return;
 	}
 
 	solution->fits = g_new0(struct vm_vcpu_fit, count);
 	solution->fit_count = count;
+	if (piecewise) {
+		vm_vcpu_align_keep_piecewise(iter->by_vcpu);
+	}
+
 	vm_vcpu_align_solve(iter->by_vcpu, count, solution->fits);
 	sync = vm_sync_create(iter->sync_count);
+	/* The fit's map is the one these constraints give (results' segments). */
+	if (piecewise) {
+		vm_sync_keep_piecewise(sync);
+	}
+
 	for (unsigned int i = 0; i < count && i < iter->sync_count; i++) {
 		const struct vm_vcpu_fit *fit = &solution->fits[i];
 
-		if (fit->status == VM_VCPU_FIT_OK && fit->host < iter->sync_count) {
+		/*
+		 * A piecewise map is kept for pairs with the reference only: off
+		 * that, its constraints would give one line they do not fit.
+		 */
+		if (fit->status == VM_VCPU_FIT_OK && fit->host < iter->sync_count &&
+				(fit->segments == 1 || fit->host == reference->index)) {
 			vm_vcpu_align_feed(iter->by_vcpu, i, fit, sync,
 				iter->sync_index[fit->host], iter->sync_index[i]);
 		}
 	}
 
 	vm_sync_solve(sync, iter->sync_index[reference->index], solution->results);
-	vm_sync_destroy(sync);
+	solution->sync = sync;
 }
 
 void correlate_vcpu_solution_fini(struct vcpu_solution *solution)
 {
+	vm_sync_destroy(solution->sync);
 	g_free(solution->results);
 	g_free(solution->fits);
 }
@@ -124,6 +141,13 @@ char *correlate_vcpu_failure(struct correlate_iter *iter,
 	}
 
 	fit = &solution->fits[machine->index];
+	if (fit->status == VM_VCPU_FIT_OK && fit->segments > 1 &&
+			!correlate_vcpu_has_path(iter, solution, machine)) {
+		return g_strdup_printf("its clock needs a piecewise map (%u segments), kept "
+			"only between the reference and a machine next to it: pass "
+			"reference=\"%s\"", fit->segments, host_name(iter));
+	}
+
 	if (fit->status == VM_VCPU_FIT_OK) {
 		return NULL;
 	}

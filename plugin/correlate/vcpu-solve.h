@@ -19,6 +19,8 @@ struct machine;
 struct vcpu_solution {
 	/* Per sync index: the map to the reference (parent -1: none). */
 	struct vm_sync_result *results;
+	/* What `results` come from, owning their piecewise maps (or NULL). */
+	struct vm_sync *sync;
 	/* Per machine index: the fit of the machine as a guest. */
 	struct vm_vcpu_fit *fits;
 	unsigned int fit_count;

@@ -143,12 +143,6 @@ def run_case(name, seed, duration_ms, shape, method):
     report(name, 'sync-model="piecewise"', piecewise)
     for machine, err in sorted(piecewise.items()):
         _, median, worst = synccheck.summary(err)
-        refusal = "Machine `%s` has no synchronization pair" % machine
-        if method == "vcpu" and refusal in stderr_piecewise:
-            # Known gap, still open: the vCPU fit checks one line only.
-            print("%s: SKIP the piecewise accuracy check of %s: sync=\"vcpu\" refuses "
-                  "the slewed clock (its fit is one line)" % (name, machine))
-            continue
         if median > PIECEWISE_MEDIAN_NS or worst > PIECEWISE_MAX_NS:
             vmtest.fail("%s: sync-model=\"piecewise\", %s: median error %.0f ns, max %.0f ns "
                         "(at most %d and %d allowed)" % (name, machine, median, worst,
