@@ -74,6 +74,11 @@ struct vm_sync_formula vm_sync_online_best(const struct vm_sync_online *online)
 	return best_fit(online).formula;
 }
 
+bool vm_sync_online_settled(const struct vm_sync_online *online, int64_t t, long double width)
+{
+	return vm_sync_segments_open_width_at(online->windows, t) <= width;
+}
+
 bool vm_sync_online_committed(const struct vm_sync_online *online)
 {
 	return online->committed;
@@ -145,16 +150,19 @@ void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon)
 		return;
 	}
 
-	online->horizon = horizon;
 	/* A window that just began knows its slope too badly to follow it. */
-	if (best.quality != VM_SYNC_ACCURATE ||
-			vm_sync_online_fewest_each_way(online) < VM_SYNC_ONLINE_MIN_EACH_WAY ||
-			best.accuracy > (long double) VM_SYNC_SEGMENTS_BRIDGE_SLOPE)
-		return;
-	gap = map_wide(&best.formula, (vm_sync_wide) horizon) -
-		map_wide(vm_sync_online_formula_at(online, horizon), (vm_sync_wide) horizon);
-	if (gap > VM_SYNC_ONLINE_TOLERANCE_NS || gap < -VM_SYNC_ONLINE_TOLERANCE_NS)
-		replan(online, horizon, &best);
+	if (best.quality == VM_SYNC_ACCURATE &&
+			vm_sync_online_fewest_each_way(online) >= VM_SYNC_ONLINE_MIN_EACH_WAY &&
+			best.accuracy <= (long double) VM_SYNC_SEGMENTS_BRIDGE_SLOPE) {
+		/* From the last horizon: what this commit fixes follows the best line. */
+		int64_t from = online->horizon;
+
+		gap = map_wide(&best.formula, (vm_sync_wide) from) -
+			map_wide(vm_sync_online_formula_at(online, from), (vm_sync_wide) from);
+		if (gap > VM_SYNC_ONLINE_TOLERANCE_NS || gap < -VM_SYNC_ONLINE_TOLERANCE_NS)
+			replan(online, from, &best);
+	}
+	online->horizon = horizon;
 }
 
 const struct vm_sync_segment *vm_sync_online_map(const struct vm_sync_online *online,

@@ -14,10 +14,11 @@
  * - First commit: the map becomes the best line, everywhere before and
  *   after (a pair read whole before it, e.g. Trace Compass's pair, gets
  *   exactly the linear result).
- * - Later commits: the map beyond the horizon follows the plan (the last
- *   line, or a bridge then a line); when the best line, accurate, stands
- *   more than VM_SYNC_ONLINE_TOLERANCE_NS away from the plan at the
- *   horizon, the plan is replaced there by a bridge (slope within
+ * - Later commits: the map beyond the last horizon follows the plan (the
+ *   last line, or a bridge then a line); when the best line, accurate,
+ *   stands more than VM_SYNC_ONLINE_TOLERANCE_NS away from the plan at the
+ *   last horizon, the plan is replaced from there (so that what the commit
+ *   fixes follows what is known now) by a bridge (slope within
  *   VM_SYNC_SEGMENTS_BRIDGE_SLOPE of its ends) to the best line, frozen.
  *   The map stays continuous and increasing; the past never changes.
  *
@@ -55,6 +56,12 @@ uint64_t vm_sync_online_fewest_each_way(const struct vm_sync_online *online);
 
 /* The best line now (the open window's fit), for estimates. */
 struct vm_sync_formula vm_sync_online_best(const struct vm_sync_online *online);
+
+/*
+ * Whether the best line is known within `width` ns at other-clock time
+ * `t` (the spread of the lines its window allows there).
+ */
+bool vm_sync_online_settled(const struct vm_sync_online *online, int64_t t, long double width);
 
 /* Whether a commit happened, and the horizon. */
 bool vm_sync_online_committed(const struct vm_sync_online *online);

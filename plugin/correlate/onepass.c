@@ -40,6 +40,15 @@
 #define FIRST_MATCHES 64
 #define FIRST_WAIT_NS (INT64_C(30) * 1000000000)
 #define FIRST_WAIT_MESSAGES 65536
+/*
+ * A map is fixed at a time once its best line is known there within
+ * SETTLED_WIDTH_NS (sparse matches: it waits for more), or once what waits
+ * spans SETTLE_MAX_NS of trace time (more matches would not help a clock
+ * that keeps changing), or reaches HOLD_MAX_MESSAGES.
+ */
+#define SETTLED_WIDTH_NS 200.0L
+#define SETTLE_MAX_NS INT64_C(1000000000)
+#define HOLD_MAX_MESSAGES 262144
 /* The maps are fixed every millisecond of the frontier. */
 #define COMMIT_STEP_NS INT64_C(1000000)
 
@@ -171,9 +180,22 @@ static bool first_formula_due(struct correlate_iter *iter, const struct onepass_
 	const char *method;
 	struct vm_sync_online *online = candidate(iter, op, &method);
 
-	return (online && vm_sync_online_fewest_each_way(online) >= FIRST_MATCHES) ||
+	/* The first formula maps everything before it too: settled from the start. */
+	return (online && vm_sync_online_fewest_each_way(online) >= FIRST_MATCHES &&
+			((vm_sync_online_settled(online, op->first_read, SETTLED_WIDTH_NS) &&
+				vm_sync_online_settled(online,
+					frontier - iter->comp->params.look_ahead_ns,
+					SETTLED_WIDTH_NS)) ||
+				frontier - op->first_read >= SETTLE_MAX_NS)) ||
 		(op->has_read && frontier - op->first_read >= FIRST_WAIT_NS) ||
-		(!online && reorder_size(op->waiting) >= FIRST_WAIT_MESSAGES);
+		reorder_size(op->waiting) >= (online ? HOLD_MAX_MESSAGES : FIRST_WAIT_MESSAGES);
+}
+
+/* Whether what waits must go, settled or not: memory is bounded. */
+static bool must_commit(const struct onepass_machine *op, int64_t horizon)
+{
+	return reorder_size(op->waiting) >= HOLD_MAX_MESSAGES ||
+		horizon - vm_sync_online_horizon(op->online) >= SETTLE_MAX_NS;
 }
 
 static const char *reference_name(struct correlate_iter *iter)
@@ -318,6 +340,11 @@ static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int
 			return true;
 		}
 	} else if (op->online) {
+		if (!vm_sync_online_settled(op->online, horizon, SETTLED_WIDTH_NS) &&
+				!must_commit(op, horizon)) {
+			return true;
+		}
+
 		vm_sync_online_commit(op->online, horizon);
 	}
 
@@ -567,8 +594,14 @@ void correlate_onepass_bound(struct correlate_iter *iter)
  */
 static void check_host_guess(struct correlate_iter *iter)
 {
-	struct machine *host = correlate_detect_host(iter);
+	struct machine *host;
 
+	if (!iter->sync_ready) {
+		/* Nothing was synchronized (the input keeps its time base). */
+		return;
+	}
+
+	host = correlate_detect_host(iter);
 	if (host == iter->sync_host || !host) {
 		return;
 	}
