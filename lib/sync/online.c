@@ -165,6 +165,16 @@ void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon)
 	online->horizon = horizon;
 }
 
+void vm_sync_online_end(struct vm_sync_online *online, int64_t last)
+{
+	if (!online->committed) {
+		vm_sync_online_commit(online, INT64_MAX);
+		return;
+	}
+	truncate_plan(online, last);
+	online->horizon = INT64_MAX;
+}
+
 const struct vm_sync_segment *vm_sync_online_map(const struct vm_sync_online *online,
 		unsigned int *count)
 {

@@ -71,6 +71,12 @@ int64_t vm_sync_online_horizon(const struct vm_sync_online *online);
 void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon);
 
 /*
+ * The end of the input: the map is fixed everywhere, without the planned
+ * segments that would begin after `last` (the last time it maps).
+ */
+void vm_sync_online_end(struct vm_sync_online *online, int64_t last);
+
+/*
  * The map (fixed up to the horizon, the plan beyond it): `*count` segments
  * by increasing begin, the first at INT64_MIN. Valid until the next call.
  */

@@ -639,9 +639,9 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 			vm_sync_online_commit(op->online, op->last_read);
 		}
 
-		/* Everything left maps as the map stands. */
+		/* Everything left maps as the map stands; plans past it never apply. */
 		if (op->online) {
-			vm_sync_online_commit(op->online, INT64_MAX);
+			vm_sync_online_end(op->online, op->has_read ? op->last_read : INT64_MIN);
 		}
 
 		*pushed = *pushed || !reorder_is_empty(op->waiting);

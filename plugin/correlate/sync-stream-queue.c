@@ -139,8 +139,17 @@ bool correlate_announce_segment(struct correlate_iter *iter, struct machine *mac
 	int64_t ns = vm_sync_formula_apply(&segment->formula, segment->begin);
 	bt_message *msg;
 
+	/*
+	 * Read once, a later segment of another machine may start earlier
+	 * than this one: the packet begins where nothing can come before it
+	 * any more (the merge's bound, or what already left).
+	 */
+	int64_t begin = iter->has_last_emitted && iter->last_emitted > iter->bound ?
+		iter->last_emitted : iter->bound;
+
+	begin = begin < ns ? begin : ns;
 	if (!sync_stream_is_open(iter->sync_stream) &&
-			!begin_stream(iter, ns, &iter->sync_stream_seq)) {
+			!begin_stream(iter, begin < 0 ? 0 : begin, &iter->sync_stream_seq)) {
 		return false;
 	}
 
