@@ -79,6 +79,11 @@ bool vm_sync_online_settled(const struct vm_sync_online *online, int64_t t, long
 	return vm_sync_segments_open_width_at(online->windows, t) <= width;
 }
 
+unsigned int vm_sync_online_windows(const struct vm_sync_online *online)
+{
+	return vm_sync_segments_window_count(online->windows);
+}
+
 bool vm_sync_online_committed(const struct vm_sync_online *online)
 {
 	return online->committed;

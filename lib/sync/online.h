@@ -63,6 +63,9 @@ struct vm_sync_formula vm_sync_online_best(const struct vm_sync_online *online);
  */
 bool vm_sync_online_settled(const struct vm_sync_online *online, int64_t t, long double width);
 
+/* Windows of matches so far: it grows when the clock changed its rate. */
+unsigned int vm_sync_online_windows(const struct vm_sync_online *online);
+
 /* Whether a commit happened, and the horizon. */
 bool vm_sync_online_committed(const struct vm_sync_online *online);
 int64_t vm_sync_online_horizon(const struct vm_sync_online *online);

@@ -281,8 +281,13 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	bt_self_message_iterator_configuration_set_can_seek_forward(config,
 		can_seek_forward);
 
-	/* sync-model="piecewise" with vmsync or TCP: the inputs are read once. */
-	iter->onepass = iter->comp->params.sync != CORRELATE_SYNC_NONE &&
+	/*
+	 * Behind an upstream that cannot seek (src.ctf.lttng-live, say), with
+	 * sync-model="piecewise" and vmsync or TCP: the inputs are read once.
+	 * Otherwise the sync pass: today it is faster and lighter than one
+	 * pass (doc/sync.md), and exact over the whole trace.
+	 */
+	iter->onepass = !iter->can_seek && iter->comp->params.sync != CORRELATE_SYNC_NONE &&
 		correlate_onepass_wanted(iter);
 	iter->phase = wants_sync_pass(&iter->comp->params) && !iter->onepass ?
 		PHASE_SYNC_PASS : PHASE_MERGE;

@@ -62,6 +62,7 @@ struct onepass_machine {
 	int64_t first_read;              /* own times of its timed messages read */
 	int64_t last_read;
 	unsigned int announced;          /* segments told as vm:sync events */
+	unsigned int windows;            /* the map's windows at the last commit */
 };
 
 bool correlate_onepass_wanted(const struct correlate_iter *iter)
@@ -266,6 +267,7 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 
 	op->online = online;
 	vm_sync_online_commit(online, horizon);
+	op->windows = vm_sync_online_windows(online);
 	vm_sync_map_set_online(&info->map, online);
 	first = &vm_sync_online_map(online, &count)[0];
 	info->method = method;
@@ -340,12 +342,19 @@ static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int
 			return true;
 		}
 	} else if (op->online) {
-		if (!vm_sync_online_settled(op->online, horizon, SETTLED_WIDTH_NS) &&
+		/*
+		 * After a rate change (a new window), the plan is known to be
+		 * off: waiting for the new line to settle only lets it drift.
+		 */
+		bool changed = vm_sync_online_windows(op->online) != op->windows;
+
+		if (!changed && !vm_sync_online_settled(op->online, horizon, SETTLED_WIDTH_NS) &&
 				!must_commit(op, horizon)) {
 			return true;
 		}
 
 		vm_sync_online_commit(op->online, horizon);
+		op->windows = vm_sync_online_windows(op->online);
 	}
 
 	iter->bound_valid = false;
