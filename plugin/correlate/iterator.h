@@ -163,7 +163,6 @@ struct correlate_iter {
 	bool onepass;
 	bool onepass_started;
 	bool onepass_finished;
-	bool onepass_fallback;    /* a machine needs the sync pass after all */
 	bool machines_final;      /* names, roles and formulas are set */
 	/*
 	 * The input is a previous run's output, already in one time base:
@@ -299,7 +298,7 @@ bt_message_iterator_class_next_method_status correlate_start_sync_pass(
  * _take(): a pulled message (noted, held or pushed); _pick(): the upstream
  * to read next (-1: all ended); _bound(): the reorder's bound; _finish():
  * after the end of every input (true when it pushed messages); _reset():
- * forget everything (seek, fallback to two passes).
+ * forget everything (a seek).
  */
 bool correlate_onepass_wanted(const struct correlate_iter *iter);
 bool correlate_onepass_start(struct correlate_iter *iter);
@@ -312,8 +311,6 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		struct correlate_iter *iter, bool *pushed);
 void correlate_onepass_reset(struct correlate_iter *iter);
 
-/* Whether the host is known before reading: `host`, or one machine declares KVM entries. */
-bool correlate_onepass_host_is_clear(struct correlate_iter *iter);
 
 /* iterator.c: seek every upstream to its beginning. */
 bool correlate_seek_upstreams(struct correlate_iter *iter);

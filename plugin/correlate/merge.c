@@ -530,12 +530,8 @@ static bt_message_iterator_class_next_method_status settle_machines(
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 
-	if (iter->onepass && (correlate_transforms_cover_all(iter) ||
-			(!correlate_onepass_host_is_clear(iter) && iter->can_seek))) {
-		/*
-		 * Nothing to learn (the merge of the given formulas), or the
-		 * host is only known once the KVM entries are counted.
-		 */
+	if (iter->onepass && correlate_transforms_cover_all(iter)) {
+		/* Nothing to learn: the merge of the given formulas. */
 		iter->onepass = false;
 	}
 
@@ -680,30 +676,6 @@ static bt_message_iterator_class_next_method_status onepass_step(struct correlat
 	}
 }
 
-/*
- * A machine that one pass cannot synchronize, before anything left: the
- * sync pass after all (its methods reach further), from the beginning.
- */
-static bt_message_iterator_class_next_method_status fall_back(struct correlate_iter *iter,
-		bt_message_array_const msgs, uint64_t capacity, uint64_t *count)
-{
-	bt_message_iterator_class_next_method_status status;
-
-	CORRELATE_LOGI(iter->log_level, iter->name,
-		"A machine has no vmsync or TCP match with the reference: reading the "
-		"inputs twice (sync pass) to synchronize it by the other methods.");
-	correlate_merge_reset(iter);
-	iter->onepass = false;
-	iter->onepass_fallback = false;
-	iter->sync_pass_done = false;
-	status = correlate_start_sync_pass(iter);
-	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-		return status;
-	}
-
-	return correlate_merge_next(iter, msgs, capacity, count);
-}
-
 bt_message_iterator_class_next_method_status correlate_merge_next(
 		struct correlate_iter *iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count)
@@ -731,9 +703,6 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		enum upstream_status upstream_status;
 		guint index;
 
-		if (iter->onepass_fallback) {
-			return fall_back(iter, msgs, capacity, count);
-		}
 
 		if (!iter->bound_valid) {
 			if (iter->onepass) {
@@ -754,9 +723,6 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 
 		if (iter->onepass && !iter->onepass_finished) {
 			status = onepass_step(iter);
-			if (iter->onepass_fallback) {
-				return fall_back(iter, msgs, capacity, count);
-			}
 
 			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN &&
 					*count > 0) {

@@ -25,11 +25,10 @@
  * come at or after its map's value at its horizon; a machine without its
  * first formula holds everything back.
  *
- * A machine that no vmsync or TCP message pairs with the reference by the
- * time its first formula is due cannot be synchronized in one pass: with
- * sync="auto" and inputs that can seek, correlate falls back to its sync
- * pass (the vCPU method, paths through other machines); else it keeps its
- * own clock, with a warning.
+ * Correlate reads once only behind an upstream that cannot seek (iterator.c):
+ * a machine that no vmsync or TCP message pairs with the reference by the
+ * time its first formula is due keeps its own clock, with a warning (the
+ * vCPU method and paths through other machines need the sync pass).
  */
 
 #include <inttypes.h>
@@ -87,23 +86,10 @@ static bool waits_for_map(struct correlate_iter *iter, struct machine *machine)
 		!g_hash_table_contains(iter->comp->params.transforms, machine->name);
 }
 
-bool correlate_onepass_host_is_clear(struct correlate_iter *iter)
-{
-	unsigned int declaring = 0;
-
-	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
-		declaring += correlate_machine_info(iter,
-			machine_table_at(iter->machines, i))->declares_kvm;
-	}
-
-	return iter->comp->params.host || declaring <= 1;
-}
-
 bool correlate_onepass_start(struct correlate_iter *iter)
 {
 	iter->onepass_started = true;
 	iter->onepass_finished = false;
-	iter->onepass_fallback = false;
 	iter->onepass_frontier = INT64_MIN;
 	iter->onepass_step = INT64_MIN;
 	if (iter->keeps_time_base) {
@@ -238,13 +224,6 @@ static void warn_unsynchronized(struct correlate_iter *iter, struct machine *mac
 			"inputs that can seek", machine->name);
 }
 
-/* Whether falling back to the sync pass may still help and is possible. */
-static bool may_fall_back(const struct correlate_iter *iter)
-{
-	return iter->comp->params.sync == CORRELATE_SYNC_AUTO && iter->can_seek &&
-		!iter->has_last_emitted;
-}
-
 /* The first formula: the best line, fixed up to `horizon`. */
 static void decide(struct correlate_iter *iter, struct onepass_machine *op, int64_t horizon)
 {
@@ -256,11 +235,6 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 
 	op->decided = true;
 	if (!online) {
-		if (may_fall_back(iter)) {
-			iter->onepass_fallback = true;
-			return;
-		}
-
 		warn_unsynchronized(iter, op->machine);
 		return;
 	}
@@ -338,9 +312,6 @@ static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int
 		}
 
 		decide(iter, op, horizon);
-		if (iter->onepass_fallback) {
-			return true;
-		}
 	} else if (op->online) {
 		/*
 		 * After a rate change (a new window), the plan is known to be
@@ -404,10 +375,6 @@ static bool advance_all(struct correlate_iter *iter)
 		/* At the step's time, whatever the frontier's exact value. */
 		if (info->onepass && !advance(iter, info->onepass, step * COMMIT_STEP_NS)) {
 			return false;
-		}
-
-		if (iter->onepass_fallback) {
-			return true;
 		}
 	}
 
@@ -641,9 +608,6 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 
 		if (!op->decided) {
 			decide(iter, op, INT64_MAX);
-			if (iter->onepass_fallback) {
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
-			}
 		} else if (op->online && op->has_read) {
 			vm_sync_online_commit(op->online, op->last_read);
 		}
