@@ -7,6 +7,26 @@ void vm_sync_map_init(struct vm_sync_map *map, const struct vm_sync_formula *for
 	map->formula = *formula;
 	map->segments = NULL;
 	map->cursor = 0;
+	map->online = NULL;
+}
+
+void vm_sync_map_set_online(struct vm_sync_map *map, const struct vm_sync_online *online)
+{
+	unsigned int count;
+
+	vm_sync_map_set_formula(map, &vm_sync_online_map(online, &count)[0].formula);
+	map->online = online;
+}
+
+unsigned int vm_sync_map_segment_count(const struct vm_sync_map *map)
+{
+	unsigned int count;
+
+	if (map->online) {
+		vm_sync_online_map(map->online, &count);
+		return count;
+	}
+	return map->segments ? map->segments->len : 1;
 }
 
 void vm_sync_map_fini(struct vm_sync_map *map)
@@ -15,6 +35,7 @@ void vm_sync_map_fini(struct vm_sync_map *map)
 		g_array_free(map->segments, TRUE);
 	map->segments = NULL;
 	map->cursor = 0;
+	map->online = NULL;
 }
 
 void vm_sync_map_set_formula(struct vm_sync_map *map, const struct vm_sync_formula *formula)
@@ -38,6 +59,13 @@ void vm_sync_map_set_segments(struct vm_sync_map *map,
 const struct vm_sync_segment *vm_sync_map_segment(const struct vm_sync_map *map,
 		unsigned int index)
 {
+	unsigned int count;
+
+	if (map->online) {
+		const struct vm_sync_segment *segments = vm_sync_online_map(map->online, &count);
+
+		return index < count && count > 1 ? &segments[index] : NULL;
+	}
 	if (!map->segments || index >= map->segments->len)
 		return NULL;
 	return &g_array_index(map->segments, struct vm_sync_segment, index);
@@ -63,6 +91,8 @@ static guint segment_index(const GArray *segments, int64_t t)
 const struct vm_sync_formula *vm_sync_map_formula_at(const struct vm_sync_map *map,
 		int64_t t)
 {
+	if (map->online)
+		return vm_sync_online_formula_at(map->online, t);
 	if (!map->segments)
 		return &map->formula;
 	return &g_array_index(map->segments, struct vm_sync_segment,
@@ -74,6 +104,8 @@ const struct vm_sync_formula *vm_sync_map_formula_near(struct vm_sync_map *map, 
 	const struct vm_sync_segment *at;
 	guint next = map->cursor + 1;
 
+	if (map->online)
+		return vm_sync_online_formula_at(map->online, t);
 	if (!map->segments)
 		return &map->formula;
 	at = &g_array_index(map->segments, struct vm_sync_segment, map->cursor);

@@ -11,6 +11,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "sync/online.h"
 #include "sync/segments.h"
 #include "sync/sync.h"
 
@@ -23,6 +24,8 @@ struct vm_sync_map {
 	 */
 	GArray *segments;
 	guint cursor;   /* the segment of the last time looked up */
+	/* Else, when set: the map is that one-pass map's, as it grows. */
+	const struct vm_sync_online *online;
 };
 
 /* A map of one line. */
@@ -38,12 +41,12 @@ void vm_sync_map_set_segments(struct vm_sync_map *map,
 /* One line again (forgets any segments). */
 void vm_sync_map_set_formula(struct vm_sync_map *map, const struct vm_sync_formula *formula);
 
+/* The map of a one-pass map, which must outlive it (`formula`: its first segment). */
+void vm_sync_map_set_online(struct vm_sync_map *map, const struct vm_sync_online *online);
+
 void vm_sync_map_fini(struct vm_sync_map *map);
 
-static inline unsigned int vm_sync_map_segment_count(const struct vm_sync_map *map)
-{
-	return map->segments ? map->segments->len : 1;
-}
+unsigned int vm_sync_map_segment_count(const struct vm_sync_map *map);
 
 /* Segment `index` (< vm_sync_map_segment_count()); NULL for a one-line map. */
 const struct vm_sync_segment *vm_sync_map_segment(const struct vm_sync_map *map,

@@ -5,6 +5,7 @@
  * duplicate key (a retransmission, a counter that wrapped) waits for a
  * partner of its own instead of replacing the first one.
  */
+#include "sync/online.h"
 #include "sync/segments.h"
 #include "sync/sync-private.h"
 
@@ -71,6 +72,7 @@ void vm_sync_add_matched(struct vm_sync *sync, unsigned int sender, int64_t send
 {
 	struct vm_sync_hull *hull;
 	struct vm_sync_segments *segments;
+	struct vm_sync_online *online;
 
 	if (sender == receiver || sender >= sync->machine_count ||
 			receiver >= sync->machine_count)
@@ -78,6 +80,11 @@ void vm_sync_add_matched(struct vm_sync *sync, unsigned int sender, int64_t send
 	hull = vm_sync_pair_hull_get(sync, sender, receiver);
 	/* The pair's ref side is its lower machine index. */
 	vm_sync_hull_add_match(hull, sender < receiver, send_ts, recv_ts);
+	online = vm_sync_pair_online(sync, sender, receiver);
+	if (online)
+		vm_sync_online_add(online, sender < receiver,
+			sender < receiver ? send_ts : recv_ts,
+			sender < receiver ? recv_ts : send_ts);
 	segments = vm_sync_pair_segments(sync, sender, receiver);
 	if (segments)
 		vm_sync_segments_add(segments, sender < receiver,

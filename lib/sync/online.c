@@ -74,6 +74,16 @@ struct vm_sync_formula vm_sync_online_best(const struct vm_sync_online *online)
 	return best_fit(online).formula;
 }
 
+bool vm_sync_online_settled(const struct vm_sync_online *online, int64_t t, long double width)
+{
+	return vm_sync_segments_open_width_at(online->windows, t) <= width;
+}
+
+unsigned int vm_sync_online_windows(const struct vm_sync_online *online)
+{
+	return vm_sync_segments_window_count(online->windows);
+}
+
 bool vm_sync_online_committed(const struct vm_sync_online *online)
 {
 	return online->committed;
@@ -145,16 +155,29 @@ void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon)
 		return;
 	}
 
-	online->horizon = horizon;
 	/* A window that just began knows its slope too badly to follow it. */
-	if (best.quality != VM_SYNC_ACCURATE ||
-			vm_sync_online_fewest_each_way(online) < VM_SYNC_ONLINE_MIN_EACH_WAY ||
-			best.accuracy > (long double) VM_SYNC_SEGMENTS_BRIDGE_SLOPE)
+	if (best.quality == VM_SYNC_ACCURATE &&
+			vm_sync_online_fewest_each_way(online) >= VM_SYNC_ONLINE_MIN_EACH_WAY &&
+			best.accuracy <= (long double) VM_SYNC_SEGMENTS_BRIDGE_SLOPE) {
+		/* From the last horizon: what this commit fixes follows the best line. */
+		int64_t from = online->horizon;
+
+		gap = map_wide(&best.formula, (vm_sync_wide) from) -
+			map_wide(vm_sync_online_formula_at(online, from), (vm_sync_wide) from);
+		if (gap > VM_SYNC_ONLINE_TOLERANCE_NS || gap < -VM_SYNC_ONLINE_TOLERANCE_NS)
+			replan(online, from, &best);
+	}
+	online->horizon = horizon;
+}
+
+void vm_sync_online_end(struct vm_sync_online *online, int64_t last)
+{
+	if (!online->committed) {
+		vm_sync_online_commit(online, INT64_MAX);
 		return;
-	gap = map_wide(&best.formula, (vm_sync_wide) horizon) -
-		map_wide(vm_sync_online_formula_at(online, horizon), (vm_sync_wide) horizon);
-	if (gap > VM_SYNC_ONLINE_TOLERANCE_NS || gap < -VM_SYNC_ONLINE_TOLERANCE_NS)
-		replan(online, horizon, &best);
+	}
+	truncate_plan(online, last);
+	online->horizon = INT64_MAX;
 }
 
 const struct vm_sync_segment *vm_sync_online_map(const struct vm_sync_online *online,

@@ -14,10 +14,11 @@
  * - First commit: the map becomes the best line, everywhere before and
  *   after (a pair read whole before it, e.g. Trace Compass's pair, gets
  *   exactly the linear result).
- * - Later commits: the map beyond the horizon follows the plan (the last
- *   line, or a bridge then a line); when the best line, accurate, stands
- *   more than VM_SYNC_ONLINE_TOLERANCE_NS away from the plan at the
- *   horizon, the plan is replaced there by a bridge (slope within
+ * - Later commits: the map beyond the last horizon follows the plan (the
+ *   last line, or a bridge then a line); when the best line, accurate,
+ *   stands more than VM_SYNC_ONLINE_TOLERANCE_NS away from the plan at the
+ *   last horizon, the plan is replaced from there (so that what the commit
+ *   fixes follows what is known now) by a bridge (slope within
  *   VM_SYNC_SEGMENTS_BRIDGE_SLOPE of its ends) to the best line, frozen.
  *   The map stays continuous and increasing; the past never changes.
  *
@@ -38,7 +39,7 @@
 #define VM_SYNC_ONLINE_MIN_EACH_WAY 8
 
 /* How far the plan may stray from the best line before it is replaced. */
-#define VM_SYNC_ONLINE_TOLERANCE_NS 200
+#define VM_SYNC_ONLINE_TOLERANCE_NS 50
 
 struct vm_sync_online;
 
@@ -56,12 +57,27 @@ uint64_t vm_sync_online_fewest_each_way(const struct vm_sync_online *online);
 /* The best line now (the open window's fit), for estimates. */
 struct vm_sync_formula vm_sync_online_best(const struct vm_sync_online *online);
 
+/*
+ * Whether the best line is known within `width` ns at other-clock time
+ * `t` (the spread of the lines its window allows there).
+ */
+bool vm_sync_online_settled(const struct vm_sync_online *online, int64_t t, long double width);
+
+/* Windows of matches so far: it grows when the clock changed its rate. */
+unsigned int vm_sync_online_windows(const struct vm_sync_online *online);
+
 /* Whether a commit happened, and the horizon. */
 bool vm_sync_online_committed(const struct vm_sync_online *online);
 int64_t vm_sync_online_horizon(const struct vm_sync_online *online);
 
 /* Fixes the map up to `horizon` (other clock); a horizon that goes back is ignored. */
 void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon);
+
+/*
+ * The end of the input: the map is fixed everywhere, without the planned
+ * segments that would begin after `last` (the last time it maps).
+ */
+void vm_sync_online_end(struct vm_sync_online *online, int64_t last);
 
 /*
  * The map (fixed up to the horizon, the plan beyond it): `*count` segments

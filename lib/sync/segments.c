@@ -3,6 +3,7 @@
  */
 
 #include <glib.h>
+#include <math.h>
 
 #include "sync/segments.h"
 #include "sync/wide.h"
@@ -131,6 +132,18 @@ void vm_sync_segments_open_fit(const struct vm_sync_segments *segments,
 	};
 	*sent_by_ref = open->sent_by_ref;
 	*sent_by_other = open->matches - open->sent_by_ref;
+}
+
+long double vm_sync_segments_open_width_at(const struct vm_sync_segments *segments, int64_t t)
+{
+	const struct window *open = &segments->open;
+	int64_t ref;
+
+	if (open->quality != VM_SYNC_ACCURATE)
+		return INFINITY;
+	/* The hull's x axis is the ref clock: where the fit puts t. */
+	ref = vm_sync_formula_apply(&open->formula, t);
+	return vm_sync_hull_width_at(segments->hull, ref);
 }
 
 unsigned int vm_sync_segments_window_count(const struct vm_sync_segments *segments)

@@ -58,6 +58,13 @@ void vm_sync_segments_add(struct vm_sync_segments *segments, bool sent_by_ref,
 void vm_sync_segments_open_fit(const struct vm_sync_segments *segments,
 		struct vm_sync_segment *fit, uint64_t *sent_by_ref, uint64_t *sent_by_other);
 
+/*
+ * How far apart the open window's extreme lines are at other-clock time
+ * `t` (ns): what its fit may be off by there; INFINITY while it is not
+ * accurate.
+ */
+long double vm_sync_segments_open_width_at(const struct vm_sync_segments *segments, int64_t t);
+
 /* Windows so far (the last one still open). */
 unsigned int vm_sync_segments_window_count(const struct vm_sync_segments *segments);
 

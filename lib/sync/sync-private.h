@@ -16,6 +16,8 @@ struct vm_sync {
 	GPtrArray *hulls;
 	/* Piecewise map of each pair (segments.h), same indices; NULL: lines only. */
 	GPtrArray *segments;
+	/* One-pass map of each pair (online.h), same indices; NULL: none. */
+	GPtrArray *online;
 	/* protocol (guint) -> its unmatched events (GHashTable, see matching.c) */
 	GHashTable *unmatched;
 };
@@ -30,6 +32,10 @@ struct vm_sync_hull *vm_sync_pair_hull_get(struct vm_sync *sync,
 
 /* The piecewise map of the pair {x, y} (other side -> ref side), or NULL. */
 struct vm_sync_segments *vm_sync_pair_segments(const struct vm_sync *sync,
+		unsigned int x, unsigned int y);
+
+/* The one-pass map of the pair {x, y} (other side -> ref side), or NULL. */
+struct vm_sync_online *vm_sync_pair_online(const struct vm_sync *sync,
 		unsigned int x, unsigned int y);
 
 #endif /* VM_SYNC_SYNC_PRIVATE_H */

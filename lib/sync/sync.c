@@ -1,4 +1,5 @@
 /* Lifetime of the matching/solving state and its per-pair hulls. */
+#include "sync/online.h"
 #include "sync/segments.h"
 #include "sync/sync-private.h"
 
@@ -31,6 +32,16 @@ void vm_sync_keep_piecewise(struct vm_sync *sync)
 	g_ptr_array_set_size(sync->segments, (gint) slots);
 }
 
+void vm_sync_keep_online(struct vm_sync *sync)
+{
+	guint slots = sync->machine_count * sync->machine_count;
+
+	if (sync->online)
+		return;
+	sync->online = g_ptr_array_new_full(slots, (GDestroyNotify) vm_sync_online_destroy);
+	g_ptr_array_set_size(sync->online, (gint) slots);
+}
+
 void vm_sync_destroy(struct vm_sync *sync)
 {
 	if (!sync)
@@ -38,6 +49,8 @@ void vm_sync_destroy(struct vm_sync *sync)
 	g_ptr_array_free(sync->hulls, TRUE);
 	if (sync->segments)
 		g_ptr_array_free(sync->segments, TRUE);
+	if (sync->online)
+		g_ptr_array_free(sync->online, TRUE);
 	g_hash_table_destroy(sync->unmatched);
 	g_free(sync);
 }
@@ -74,8 +87,19 @@ struct vm_sync_hull *vm_sync_pair_hull_get(struct vm_sync *sync,
 		if (sync->segments)
 			g_ptr_array_index(sync->segments, pair_index(sync, x, y)) =
 				vm_sync_segments_create();
+		if (sync->online)
+			g_ptr_array_index(sync->online, pair_index(sync, x, y)) =
+				vm_sync_online_create();
 	}
 	return hull;
+}
+
+struct vm_sync_online *vm_sync_pair_online(const struct vm_sync *sync,
+		unsigned int x, unsigned int y)
+{
+	if (!sync->online || !valid_pair(sync, x, y))
+		return NULL;
+	return g_ptr_array_index(sync->online, pair_index(sync, x, y));
 }
 
 struct vm_sync_segments *vm_sync_pair_segments(const struct vm_sync *sync,
@@ -91,4 +115,10 @@ bool vm_sync_has_matches(const struct vm_sync *sync, unsigned int x, unsigned in
 	const struct vm_sync_hull *hull = vm_sync_pair_hull(sync, x, y);
 
 	return hull && vm_sync_hull_matches(hull) > 0;
+}
+
+struct vm_sync_online *vm_sync_online_of(const struct vm_sync *sync, unsigned int x,
+		unsigned int y)
+{
+	return vm_sync_pair_online(sync, x, y);
 }

@@ -187,6 +187,17 @@ void vm_sync_destroy(struct vm_sync *sync);
 void vm_sync_keep_piecewise(struct vm_sync *sync);
 
 /*
+ * Also build each pair's one-pass map (sync/online.h), for a caller that
+ * reads the traces once: call before the first event. Get one with
+ * vm_sync_online_of().
+ */
+void vm_sync_keep_online(struct vm_sync *sync);
+
+/* The one-pass map of the pair {x, y} (maps the higher index to the lower), or NULL. */
+struct vm_sync_online *vm_sync_online_of(const struct vm_sync *sync, unsigned int x,
+		unsigned int y);
+
+/*
  * One send or receive event of `machine` at time `ts` (that machine's own
  * clock). A send and a receive with the same protocol and key on two
  * different machines match; the first unmatched event of each key wins.

@@ -102,6 +102,7 @@ struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 	state->machine = machine_table_machine_of_stream(iter->machines, stream, NULL);
 	state->has_clock = bt_stream_class_borrow_default_clock_class_const(stream_class);
 	state->sort_key = stream_sort_key(stream, state->machine);
+	state->last_own_ns = INT64_MIN;
 	state->info = correlate_machine_info(iter, state->machine);
 	note_stream_class(iter, stream_class, state->info);
 	g_hash_table_insert(iter->streams, (gpointer) stream, state);
@@ -280,13 +281,25 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	bt_self_message_iterator_configuration_set_can_seek_forward(config,
 		can_seek_forward);
 
-	iter->phase = wants_sync_pass(&iter->comp->params) ? PHASE_SYNC_PASS : PHASE_MERGE;
+	/*
+	 * Behind an upstream that cannot seek (src.ctf.lttng-live, say), with
+	 * sync-model="piecewise" and vmsync or TCP: the inputs are read once.
+	 * Otherwise the sync pass: today it is faster and lighter than one
+	 * pass (doc/sync.md), and exact over the whole trace.
+	 */
+	iter->onepass = !iter->can_seek && iter->comp->params.sync != CORRELATE_SYNC_NONE &&
+		correlate_onepass_wanted(iter);
+	iter->phase = wants_sync_pass(&iter->comp->params) && !iter->onepass ?
+		PHASE_SYNC_PASS : PHASE_MERGE;
 	if (iter->phase == PHASE_SYNC_PASS && !iter->can_seek) {
-		ITER_ERROR(iter, "filter.vm.correlate reads its inputs twice (once to "
-			"synchronize the clocks, once to merge) but an upstream cannot "
-			"seek to its beginning: pass the `transforms` parameter (the "
-			"formulas a previous run logged) or `sync=\"none\"` to read "
-			"the inputs once.");
+		ITER_ERROR(iter, "filter.vm.correlate reads its inputs twice with %s (once "
+			"to synchronize the clocks, once to merge) but an upstream cannot "
+			"seek to its beginning: pass %s, or the `transforms` parameter "
+			"(the formulas a previous run logged), to read the inputs once.",
+			iter->comp->params.model == CORRELATE_MODEL_LINEAR ?
+				"sync-model=\"linear\"" : "sync=\"vcpu\"",
+			iter->comp->params.model == CORRELATE_MODEL_LINEAR ?
+				"sync-model=\"piecewise\"" : "sync=\"vmsync\" or sync=\"tcp\"");
 		goto error;
 	}
 

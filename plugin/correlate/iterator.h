@@ -80,6 +80,7 @@ struct machine_info {
 	uint64_t vcpu_events_without_cpu; /* as a guest: events with no packet context cpu_id */
 	struct vm_guest_mode_counts guest_modes; /* as the host: its entry/exit pairing */
 	int64_t host_pid;                 /* as a guest: its QEMU process on the host, -1 none */
+	struct onepass_machine *onepass;  /* one pass: its held messages (onepass.c) */
 };
 
 struct stream_state {
@@ -90,6 +91,7 @@ struct stream_state {
 	uint64_t seq;        /* messages of the stream so far */
 	int64_t last_time;   /* converted time of its last timed message */
 	bool has_last_time;
+	int64_t last_own_ns; /* one pass: own time of its last timed message read */
 };
 
 /* Where an upstream stands for the merge. */
@@ -157,6 +159,10 @@ struct correlate_iter {
 	GHashTable *stream_classes_seen;   /* for declares_kvm */
 
 	enum correlate_phase phase;
+	/* Reads the inputs once, maps learnt as they are read (onepass.c). */
+	bool onepass;
+	bool onepass_started;
+	bool onepass_finished;
 	bool machines_final;      /* names, roles and formulas are set */
 	/*
 	 * The input is a previous run's output, already in one time base:
@@ -182,7 +188,10 @@ struct correlate_iter {
 	unsigned int *sync_index; /* machine index -> sync library index */
 	unsigned int sync_count;  /* machines the sync objects know */
 	struct machine *sync_host;   /* the host the pass started with */
-	GArray *records;          /* struct sync_record of one timestamp */
+	GArray *records;          /* struct sync_record of one timestamp (one pass: not fed yet) */
+	int64_t records_min_ts;   /* one pass: the earliest of `records` */
+	int64_t onepass_frontier; /* one pass: every upstream was read up to it (own clocks) */
+	int64_t onepass_step;     /* one pass: the last commit step reached */
 
 	/* Merge pass. */
 	GArray *pending;          /* struct pending_message, before machines are final */
@@ -225,6 +234,27 @@ bool correlate_transforms_cover_all(struct correlate_iter *iter);
 bt_message_iterator_class_next_method_status correlate_sync_pass(
 		struct correlate_iter *iter);
 
+/*
+ * The sync objects (names, host, reference, order), as the sync pass makes
+ * them before its first event; in one pass, with one-pass maps and no vCPU
+ * collection.
+ */
+bool correlate_sync_prepare(struct correlate_iter *iter);
+
+/* Notes one message for synchronization (machines, spans, sync events). */
+void correlate_sync_note(struct correlate_iter *iter, guint upstream_index,
+		const bt_message *msg, const struct msg_time *time);
+
+/* Feeds the sync events noted but not yet fed (those of the last timestamp). */
+void correlate_sync_flush(struct correlate_iter *iter);
+
+/*
+ * One pass: feeds the sync events noted up to `frontier` (own clocks: every
+ * upstream was read up to there), in the order the sync pass feeds them, so
+ * that matching does not depend on how the graph is built.
+ */
+void correlate_sync_feed_until(struct correlate_iter *iter, int64_t frontier);
+
 /* Forgets a sync pass under way (a seek restarts it). */
 void correlate_sync_pass_reset(struct correlate_iter *iter);
 
@@ -246,7 +276,41 @@ void correlate_merge_reset(struct correlate_iter *iter);
  * cause.
  */
 bool correlate_queue_sync_events(struct correlate_iter *iter);
+
+/* One pass: the vm:sync event of `segment` of `machine`, into the reorder buffer. */
+bool correlate_announce_segment(struct correlate_iter *iter, struct machine *machine,
+		const struct vm_sync_segment *segment);
 bool correlate_end_sync_events(struct correlate_iter *iter);
+
+/* merge.c, for onepass.c */
+bool correlate_push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg,
+		const struct msg_time *time);
+struct machine *correlate_message_machine(struct correlate_iter *iter,
+		struct upstream_bound *bound, const bt_message *msg, const struct msg_time *time,
+		struct stream_state **state);
+int64_t correlate_formula_lower_bound(const struct vm_sync_formula *formula, int64_t t);
+bt_message_iterator_class_next_method_status correlate_start_sync_pass(
+		struct correlate_iter *iter);
+
+/*
+ * onepass.c: correlate in one pass (sync-model="piecewise"). _wanted():
+ * whether the parameters allow it; _start(): once the machines are known;
+ * _take(): a pulled message (noted, held or pushed); _pick(): the upstream
+ * to read next (-1: all ended); _bound(): the reorder's bound; _finish():
+ * after the end of every input (true when it pushed messages); _reset():
+ * forget everything (a seek).
+ */
+bool correlate_onepass_wanted(const struct correlate_iter *iter);
+bool correlate_onepass_start(struct correlate_iter *iter);
+bt_message_iterator_class_next_method_status correlate_onepass_take(
+		struct correlate_iter *iter, guint index, const bt_message *msg,
+		const struct msg_time *time);
+int correlate_onepass_pick(struct correlate_iter *iter);
+void correlate_onepass_bound(struct correlate_iter *iter);
+bt_message_iterator_class_next_method_status correlate_onepass_finish(
+		struct correlate_iter *iter, bool *pushed);
+void correlate_onepass_reset(struct correlate_iter *iter);
+
 
 /* iterator.c: seek every upstream to its beginning. */
 bool correlate_seek_upstreams(struct correlate_iter *iter);

@@ -48,8 +48,19 @@ void correlate_merge_reset(struct correlate_iter *iter)
 	iter->has_last_emitted = false;
 	iter->inactivity_seq = 0;
 	iter->sync_events_queued = false;
+	iter->sync_stream_seq = 0;
 	if (iter->sync_stream) {
 		sync_stream_rewind(iter->sync_stream);
+	}
+
+	if (iter->onepass_started) {
+		/* Learnt again from the beginning: the machines too. */
+		correlate_onepass_reset(iter);
+		iter->machines_final = false;
+		for (i = 0; i < iter->bounds->len; i++) {
+			bound_at(iter, i)->machines = 0;
+			bound_at(iter, i)->many_machines = false;
+		}
 	}
 }
 
@@ -67,7 +78,7 @@ static bool carries(const struct upstream_bound *bound, const struct machine *ma
  * keeps twice that (1.5 us at today's Unix-epoch nanoseconds) plus 2 ns
  * below it.
  */
-static int64_t formula_lower_bound(const struct vm_sync_formula *formula, int64_t t)
+int64_t correlate_formula_lower_bound(const struct vm_sync_formula *formula, int64_t t)
 {
 	double scaled = (double) formula->slope * (double) t;
 	double offset = (double) formula->offset_ns;
@@ -108,7 +119,7 @@ static int64_t machine_lower_bound(struct correlate_iter *iter, struct machine *
 	}
 
 	/* A piecewise map is continuous and increasing: its value here bounds the rest. */
-	return formula_lower_bound(vm_sync_map_formula_near(
+	return correlate_formula_lower_bound(vm_sync_map_formula_near(
 		&correlate_machine_info(iter, machine)->map, input_ns), input_ns);
 }
 
@@ -186,7 +197,7 @@ static void welcome_late_machine(struct correlate_iter *iter, struct machine *ma
 	}
 }
 
-static struct machine *machine_of_message(struct correlate_iter *iter,
+struct machine *correlate_message_machine(struct correlate_iter *iter,
 		struct upstream_bound *bound, const bt_message *msg,
 		const struct msg_time *time, struct stream_state **state)
 {
@@ -240,7 +251,7 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 {
 	struct upstream_bound *bound = bound_at(iter, upstream_index);
 	struct stream_state *state;
-	struct machine *machine = machine_of_message(iter, bound, msg, time, &state);
+	struct machine *machine = correlate_message_machine(iter, bound, msg, time, &state);
 	bool clocked = machine && machine->has_clock && (!state || state->has_clock);
 
 	entry->msg = msg;
@@ -252,7 +263,7 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 		welcome_late_machine(iter, machine);
 	}
 
-	if (machine) {
+	if (machine && !iter->onepass) {
 		carry_machine(iter, upstream_index, machine);
 	}
 
@@ -262,6 +273,16 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 				correlate_machine_info(iter, machine), time->ns), time->ns,
 				&entry->time)) {
 			return false;
+		}
+
+		if (iter->onepass) {
+			/* onepass.c keeps the bounds: this may be a message held back. */
+			if (state) {
+				state->last_time = entry->time;
+				state->has_last_time = true;
+			}
+
+			return true;
 		}
 
 		bound->input_ns = time->ns;
@@ -289,7 +310,7 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 		return false;
 	}
 
-	if (!clocked && !bound->primed && state) {
+	if (!clocked && !bound->primed && state && !iter->onepass) {
 		/* A clockless stream's upstream never holds the others back. */
 		bound->primed = true;
 		bound->lower_bound = INT64_MAX;
@@ -304,7 +325,7 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 }
 
 /* Into the reorder buffer, which then owns `msg`; false: the caller keeps it. */
-static bool push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg,
+bool correlate_push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg,
 		const struct msg_time *time)
 {
 	struct reorder_entry entry;
@@ -430,7 +451,7 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 
 			pending.msg = msg;
 			g_array_append_val(iter->pending, pending);
-			machine_of_message(iter, bound, msg, &time, &state);
+			correlate_message_machine(iter, bound, msg, &time, &state);
 			bound->primed = time.has_time || (state && !state->has_clock);
 		}
 	}
@@ -439,7 +460,7 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 }
 
 /* Machines are known: the sync pass, if `transforms` leave a gap. */
-static bt_message_iterator_class_next_method_status start_sync_pass(
+bt_message_iterator_class_next_method_status correlate_start_sync_pass(
 		struct correlate_iter *iter)
 {
 	if (!iter->can_seek) {
@@ -460,6 +481,40 @@ static bt_message_iterator_class_next_method_status start_sync_pass(
 	return correlate_sync_pass(iter);
 }
 
+/* One pass with maps learnt as it goes: what prime() read goes in first. */
+static bt_message_iterator_class_next_method_status start_onepass(struct correlate_iter *iter)
+{
+	bt_message_iterator_class_next_method_status status =
+		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	guint i;
+
+	if (!correlate_onepass_start(iter)) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+
+	for (i = 0; i < iter->bounds->len; i++) {
+		/* Learnt again as the messages go in. */
+		bound_at(iter, i)->primed = false;
+	}
+
+	correlate_forget_streams(iter);
+	for (i = 0; i < iter->pending->len; i++) {
+		struct pending_message *pending =
+			&g_array_index(iter->pending, struct pending_message, i);
+		struct msg_time time;
+
+		msg_time_get(pending->msg, &time);
+		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			status = correlate_onepass_take(iter, pending->upstream, pending->msg, &time);
+		} else {
+			bt_message_put_ref(pending->msg);
+		}
+	}
+
+	g_array_set_size(iter->pending, 0);
+	return status;
+}
+
 /* One pass: machines are final once every upstream showed a time. */
 static bt_message_iterator_class_next_method_status settle_machines(
 		struct correlate_iter *iter)
@@ -475,9 +530,18 @@ static bt_message_iterator_class_next_method_status settle_machines(
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 
+	if (iter->onepass && correlate_transforms_cover_all(iter)) {
+		/* Nothing to learn: the merge of the given formulas. */
+		iter->onepass = false;
+	}
+
+	if (iter->onepass) {
+		return start_onepass(iter);
+	}
+
 	if (iter->comp->params.sync != CORRELATE_SYNC_NONE &&
 			!correlate_transforms_cover_all(iter)) {
-		return start_sync_pass(iter);
+		return correlate_start_sync_pass(iter);
 	}
 
 	correlate_log_summary(iter);
@@ -494,7 +558,7 @@ static bt_message_iterator_class_next_method_status settle_machines(
 		struct msg_time time;
 
 		msg_time_get(pending->msg, &time);
-		if (!push(iter, pending->upstream, pending->msg, &time)) {
+		if (!correlate_push(iter, pending->upstream, pending->msg, &time)) {
 			/* The ones before are in the reorder buffer, the rest still pending. */
 			bt_message_put_ref(pending->msg);
 			g_array_remove_range(iter->pending, 0, i + 1);
@@ -586,6 +650,32 @@ static bt_message_iterator_class_next_method_status fail(
 	return status;
 }
 
+/* One pass: reads one message (or ends the inputs). */
+static bt_message_iterator_class_next_method_status onepass_step(struct correlate_iter *iter)
+{
+	int index = correlate_onepass_pick(iter);
+	const bt_message *msg;
+	struct msg_time time;
+	enum upstream_status upstream_status;
+	bool pushed;
+
+	if (index < 0) {
+		return correlate_onepass_finish(iter, &pushed);
+	}
+
+	upstream_status = pull(iter, (guint) index, &msg, &time);
+	switch (upstream_status) {
+	case UPSTREAM_OK:
+		return correlate_onepass_take(iter, (guint) index, msg, &time);
+	case UPSTREAM_END:
+		bound_at(iter, (guint) index)->ended = true;
+		iter->bound_valid = false;
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	default:
+		return status_of(iter, upstream_status, (guint) index);
+	}
+}
+
 bt_message_iterator_class_next_method_status correlate_merge_next(
 		struct correlate_iter *iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count)
@@ -613,12 +703,32 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		enum upstream_status upstream_status;
 		guint index;
 
+
 		if (!iter->bound_valid) {
-			compute_bound(iter);
+			if (iter->onepass) {
+				correlate_onepass_bound(iter);
+			} else {
+				compute_bound(iter);
+			}
 		}
 
 		if (can_release(iter)) {
 			status = release(iter, msgs, count);
+			if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+				return fail(status, msgs, count);
+			}
+
+			continue;
+		}
+
+		if (iter->onepass && !iter->onepass_finished) {
+			status = onepass_step(iter);
+
+			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN &&
+					*count > 0) {
+				break;
+			}
+
 			if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
 				return fail(status, msgs, count);
 			}
@@ -643,7 +753,7 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		index = (guint) iter->limiting;
 		upstream_status = pull(iter, index, &msg, &time);
 		if (upstream_status == UPSTREAM_OK) {
-			if (!push(iter, index, msg, &time)) {
+			if (!correlate_push(iter, index, msg, &time)) {
 				bt_message_put_ref(msg);
 				return fail(BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR,
 					msgs, count);

@@ -8,7 +8,8 @@
 
 #include "correlate/params.h"
 
-#define ACCEPTED_KEYS "`sync`, `sync-model`, `reference`, `host` and `transforms`"
+#define ACCEPTED_KEYS "`sync`, `sync-model`, `look-ahead-ns`, `reference`, `host` and " \
+	"`transforms`"
 #define ACCEPTED_SYNC "`auto`, `vmsync`, `tcp`, `vcpu` or `none`"
 #define ACCEPTED_MODELS "`piecewise` or `linear`"
 
@@ -74,6 +75,32 @@ static bool parse_sync_model(struct correlate_params *params, const bt_value *va
 	PARAM_ERROR(self_comp, "Invalid parameter `sync-model`: expecting a string, "
 		"one of " ACCEPTED_MODELS " (default `piecewise`).");
 	return false;
+}
+
+/* Up to an hour: the messages of that much trace time are held in memory. */
+#define MAX_LOOK_AHEAD_NS (INT64_C(3600) * 1000000000)
+
+static bool parse_look_ahead(struct correlate_params *params, const bt_value *value,
+		bt_self_component *self_comp)
+{
+	int64_t ns = -1;
+
+	if (bt_value_is_unsigned_integer(value) &&
+			bt_value_integer_unsigned_get(value) <= (uint64_t) MAX_LOOK_AHEAD_NS) {
+		ns = (int64_t) bt_value_integer_unsigned_get(value);
+	} else if (bt_value_is_signed_integer(value)) {
+		ns = bt_value_integer_signed_get(value);
+	}
+
+	if (ns < 1 || ns > MAX_LOOK_AHEAD_NS) {
+		PARAM_ERROR(self_comp, "Invalid parameter `look-ahead-ns`: expecting an "
+			"integer from 1 to %" PRId64 " (nanoseconds of trace time; default "
+			"%" PRId64 ").", MAX_LOOK_AHEAD_NS, CORRELATE_DEFAULT_LOOK_AHEAD_NS);
+		return false;
+	}
+
+	params->look_ahead_ns = ns;
+	return true;
 }
 
 static bool parse_machine_name(char **out, const char *key, const bt_value *value,
@@ -253,6 +280,8 @@ static bt_value_map_foreach_entry_const_func_status parse_entry(const char *key,
 		parse->ok = parse_sync(parse->params, value, parse->self_comp);
 	} else if (strcmp(key, "sync-model") == 0) {
 		parse->ok = parse_sync_model(parse->params, value, parse->self_comp);
+	} else if (strcmp(key, "look-ahead-ns") == 0) {
+		parse->ok = parse_look_ahead(parse->params, value, parse->self_comp);
 	} else if (strcmp(key, "reference") == 0) {
 		parse->ok = parse_machine_name(&parse->params->reference, key, value,
 			parse->self_comp);
@@ -282,6 +311,7 @@ bool correlate_params_parse(struct correlate_params *params,
 
 	params->sync = CORRELATE_SYNC_AUTO;
 	params->model = CORRELATE_MODEL_PIECEWISE;
+	params->look_ahead_ns = CORRELATE_DEFAULT_LOOK_AHEAD_NS;
 	params->transforms = g_hash_table_new_full(g_str_hash, g_str_equal,
 		g_free, g_free);
 	if (!values || !bt_value_is_map(values)) {

@@ -27,9 +27,14 @@ enum correlate_sync_model {
 	CORRELATE_MODEL_LINEAR,     /* one line per machine, as Trace Compass */
 };
 
+/* Default `look-ahead-ns`: 50 ms of trace time. */
+#define CORRELATE_DEFAULT_LOOK_AHEAD_NS INT64_C(50000000)
+
 struct correlate_params {
 	enum correlate_sync_method sync;
 	enum correlate_sync_model model;
+	/* One pass: how far past a message each machine is read before it is mapped. */
+	int64_t look_ahead_ns;
 
 	/* Machine names, NULL when not given. */
 	char *reference;

@@ -102,7 +102,7 @@ static uint64_t host_evidence(struct correlate_iter *iter, struct machine *machi
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 
-	if (iter->sync_pass_done) {
+	if (iter->sync_pass_done || (iter->onepass && iter->onepass_finished)) {
 		return info->kvm_entries;
 	}
 
@@ -122,7 +122,8 @@ struct machine *correlate_detect_host(struct correlate_iter *iter)
 		count ? count : 1);
 	struct machine *named = iter->comp->params.host ?
 		machine_table_find_by_name(iter->machines, iter->comp->params.host) : NULL;
-	bool final = iter->sync_pass_done || iter->phase != PHASE_SYNC_PASS;
+	bool final = iter->sync_pass_done || (iter->onepass ? iter->onepass_finished :
+		iter->phase != PHASE_SYNC_PASS);
 	struct vm_host_choice choice;
 	struct machine *host;
 	unsigned int i;

@@ -266,7 +266,7 @@ static void note_span(struct machine_info *info, int64_t ns)
 }
 
 /* Feeds the events of the current timestamp, in their fixed order. */
-static void flush_records(struct correlate_iter *iter)
+void correlate_sync_flush(struct correlate_iter *iter)
 {
 	guint i;
 
@@ -308,12 +308,50 @@ static void note_sync_message(struct correlate_iter *iter, struct sync_record *r
 		return;
 	}
 
+	if (iter->onepass) {
+		/* Fed in the sync pass's order by correlate_sync_feed_until(). */
+		if (iter->records->len == 0 || record->ts < iter->records_min_ts) {
+			iter->records_min_ts = record->ts;
+		}
+
+		g_array_append_val(iter->records, *record);
+		return;
+	}
+
 	if (iter->records->len > 0 &&
 			g_array_index(iter->records, struct sync_record, 0).ts != record->ts) {
-		flush_records(iter);
+		correlate_sync_flush(iter);
 	}
 
 	g_array_append_val(iter->records, *record);
+}
+
+void correlate_sync_feed_until(struct correlate_iter *iter, int64_t frontier)
+{
+	guint fed = 0;
+
+	if (iter->records->len == 0 || iter->records_min_ts > frontier) {
+		return;
+	}
+
+	g_array_sort(iter->records, compare_records);
+	while (fed < iter->records->len &&
+			g_array_index(iter->records, struct sync_record, fed).ts <= frontier) {
+		const struct sync_record *record =
+			&g_array_index(iter->records, struct sync_record, fed);
+
+		vm_sync_add_event(record->message.protocol == SYNC_PROTOCOL_VMSYNC ?
+				iter->by_vmsync : iter->by_tcp,
+			record->message.protocol, &record->message.key,
+			record->message.role, iter->sync_index[record->machine->index],
+			record->ts);
+		fed++;
+	}
+
+	g_array_remove_range(iter->records, 0, fed);
+	if (iter->records->len > 0) {
+		iter->records_min_ts = g_array_index(iter->records, struct sync_record, 0).ts;
+	}
 }
 
 static void note_event(struct correlate_iter *iter, const bt_message *msg,
@@ -343,7 +381,7 @@ static void note_event(struct correlate_iter *iter, const bt_message *msg,
 }
 
 /* Notes one message; events only once the sync objects exist. */
-static void note_message(struct correlate_iter *iter, guint upstream_index,
+void correlate_sync_note(struct correlate_iter *iter, guint upstream_index,
 		const bt_message *msg, const struct msg_time *time)
 {
 	struct upstream_bound *bound;
@@ -413,7 +451,7 @@ static bt_message_iterator_class_next_method_status fill_head(struct correlate_i
 		if (head->time.has_time) {
 			head->msg = msg;
 		} else {
-			note_message(iter, index, msg, &head->time);
+			correlate_sync_note(iter, index, msg, &head->time);
 			bt_message_put_ref(msg);
 		}
 	}
@@ -469,7 +507,7 @@ static int earliest_head(struct correlate_iter *iter)
  * the host as its event classes tell it (checked against its events at the
  * end of the pass), the reference, and the sync objects in their order.
  */
-static bool prepare(struct correlate_iter *iter)
+bool correlate_sync_prepare(struct correlate_iter *iter)
 {
 	unsigned int count = machine_table_count(iter->machines);
 
@@ -482,6 +520,14 @@ static bool prepare(struct correlate_iter *iter)
 	iter->sync_index = make_sync_order(iter);
 	iter->by_vmsync = vm_sync_create(count);
 	iter->by_tcp = vm_sync_create(count);
+	if (iter->onepass) {
+		/* No vCPU collection: it needs the whole trace (a sync pass). */
+		vm_sync_keep_online(iter->by_vmsync);
+		vm_sync_keep_online(iter->by_tcp);
+		iter->sync_ready = true;
+		return true;
+	}
+
 	if (iter->comp->params.model == CORRELATE_MODEL_PIECEWISE) {
 		vm_sync_keep_piecewise(iter->by_vmsync);
 		vm_sync_keep_piecewise(iter->by_tcp);
@@ -542,7 +588,8 @@ static bt_message_iterator_class_next_method_status read_merged(struct correlate
 		return status;
 	}
 
-	if (!iter->sync_ready && machine_table_count(iter->machines) > 0 && !prepare(iter)) {
+	if (!iter->sync_ready && machine_table_count(iter->machines) > 0 &&
+			!correlate_sync_prepare(iter)) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 
@@ -555,7 +602,7 @@ static bt_message_iterator_class_next_method_status read_merged(struct correlate
 		}
 
 		head = head_at(iter, (guint) earliest);
-		note_message(iter, (guint) earliest, head->msg, &head->time);
+		correlate_sync_note(iter, (guint) earliest, head->msg, &head->time);
 		bt_message_put_ref(head->msg);
 		head->msg = NULL;
 		status = fill_head(iter, (guint) earliest);
@@ -594,7 +641,7 @@ bt_message_iterator_class_next_method_status correlate_sync_pass(
 
 	iter->sync_pass_done = true;
 	if (iter->sync_ready) {
-		flush_records(iter);
+		correlate_sync_flush(iter);
 		if (first_time && !host_guess_holds(iter)) {
 			correlate_sync_pass_reset(iter);
 			iter->machines_final = false;

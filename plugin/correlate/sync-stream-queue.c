@@ -132,3 +132,33 @@ bool correlate_end_sync_events(struct correlate_iter *iter)
 	push_own(iter, stream_end, ns, iter->sync_stream_seq++);
 	return true;
 }
+
+bool correlate_announce_segment(struct correlate_iter *iter, struct machine *machine,
+		const struct vm_sync_segment *segment)
+{
+	int64_t ns = vm_sync_formula_apply(&segment->formula, segment->begin);
+	bt_message *msg;
+
+	/*
+	 * Read once, a later segment of another machine may start earlier
+	 * than this one: the packet begins where nothing can come before it
+	 * any more (the merge's bound, or what already left).
+	 */
+	int64_t begin = iter->has_last_emitted && iter->last_emitted > iter->bound ?
+		iter->last_emitted : iter->bound;
+
+	begin = begin < ns ? begin : ns;
+	if (!sync_stream_is_open(iter->sync_stream) &&
+			!begin_stream(iter, begin < 0 ? 0 : begin, &iter->sync_stream_seq)) {
+		return false;
+	}
+
+	msg = sync_stream_event(iter->sync_stream, machine->name,
+		correlate_machine_info(iter, machine)->method, segment, ns);
+	if (!msg) {
+		return false;
+	}
+
+	push_own(iter, msg, ns, iter->sync_stream_seq++);
+	return true;
+}

@@ -63,8 +63,13 @@ def pipeline(traces, form, sink, sink_params):
     # from the start instead of reading the whole input for its
     # synchronization pass first: a damage mid-way then fails the graph
     # after messages went through filter.vm.state to the sink.
+    # sink.ctf.fs: with sync-model="linear" correlate reads its whole input
+    # (its sync pass) before anything reaches the sink, so a damage fails
+    # the graph before babeltrace2 2.0.4's sink.ctf.fs could crash in its
+    # finalization (see runs()); read once, it would have started writing.
     chain = [("correlate", "filter.vm.correlate",
-              'sync="none"' if form == "nosync" else "")]
+              'sync="none"' if form == "nosync" else
+              'sync-model="linear"' if sink == "sink.ctf.fs" else "")]
     if sink != "sink.ctf.fs":
         chain.append(("state", "filter.vm.state", ""))
     chain.append(("sink", sink, sink_params))

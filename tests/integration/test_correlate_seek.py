@@ -5,9 +5,13 @@
   everything again: the second read must give the same messages at the
   same times (the sync pass is not redone, the merge starts over), in both
   graph forms.
-- An upstream that cannot seek: the sync pass is impossible, so message
-  iterator initialization fails and says to pass `transforms` or
-  `sync="none"`; with `sync="none"` the inputs are read once.
+- An upstream that cannot seek: with the defaults (sync-model="piecewise",
+  read once), correlate works behind a python3-bt2 filter that forwards
+  src.ctf.fs's messages and cannot seek, and gives exactly what it gives
+  behind src.ctf.fs itself; sync-model="linear" needs its sync pass, so
+  message iterator initialization fails and says to pass
+  sync-model="piecewise" or `transforms`; with `sync="none"` the inputs are
+  read once.
 """
 
 import os
@@ -137,6 +141,66 @@ class ReadOnce(bt2._UserSinkComponent):
         raise bt2.Stop
 
 
+class _ForwardIterator(bt2._UserMessageIterator):
+    """Its upstream's messages, as they come; no seeking at all."""
+
+    def __init__(self, config, port):
+        self._upstream = self._create_message_iterator(
+            self._component._input_ports[port.user_data])
+
+    def __next__(self):
+        return next(self._upstream)
+
+
+class NoSeekForwarder(bt2._UserFilterComponent, message_iterator_class=_ForwardIterator):
+    def __init__(self, config, params, obj):
+        self._add_input_port("in")
+        self._add_output_port("out", "in")
+
+
+def read_direct(traces, params, forwarded):
+    """describe() of correlate's output behind src.ctf.fs, or behind one
+    NoSeekForwarder per source port."""
+    graph = bt2.Graph()
+    correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
+                                    "correlate", params)
+    fs = bt2.find_plugin("ctf").source_component_classes["fs"]
+    count = 0
+    for i, trace in enumerate(traces):
+        source = graph.add_component(fs, "src%d" % i, {"inputs": [trace]})
+        for port in source.output_ports.values():
+            if forwarded:
+                forwarder = graph.add_component(NoSeekForwarder, "fwd%d" % count)
+                graph.connect_ports(port, forwarder.input_ports["in"])
+                port = forwarder.output_ports["out"]
+            graph.connect_ports(port, free_port(correlate))
+            count += 1
+    reads = []
+    sink = graph.add_component(ReadOnce, "sink", obj=reads)
+    graph.connect_ports(correlate.output_ports["out"], sink.input_ports["in"])
+    graph.run()
+    return reads
+
+
+def check_forwarded(traces):
+    """The defaults behind upstreams that cannot seek: as behind src.ctf.fs."""
+    seekable = read_direct(traces, {}, False)
+    forwarded = read_direct(traces, {}, True)
+    if forwarded != seekable:
+        vmtest.fail("behind upstreams that cannot seek, correlate gives %d messages, "
+                    "%d behind src.ctf.fs, or other times" % (len(forwarded), len(seekable)))
+    try:
+        read_direct(traces, {"sync-model": "linear"}, True)
+        vmtest.fail('sync-model="linear" over upstreams that cannot seek was accepted')
+    except bt2._Error as error:
+        text = " ".join(str(error).split())
+        if "cannot seek" not in text or 'sync-model="piecewise"' not in text:
+            vmtest.fail("the error does not name sync-model=\"piecewise\":\n" + str(error))
+    print("upstreams that cannot seek: the defaults give the same %d messages as behind "
+          "src.ctf.fs; sync-model=\"linear\" is refused naming sync-model=\"piecewise\""
+          % len(seekable))
+
+
 def read_unseekable(params):
     graph = bt2.Graph()
     correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
@@ -151,19 +215,10 @@ def read_unseekable(params):
 
 
 def check_unseekable():
-    try:
-        read_unseekable({})
-        vmtest.fail("an upstream that cannot seek was accepted for the sync pass")
-    except bt2._Error as error:
-        text = " ".join(str(error).split())
-        if "cannot seek" not in text or "transforms" not in text or \
-                "sync=\"none\"" not in text:
-            vmtest.fail("the error does not say what to do:\n" + str(error))
     reads = read_unseekable({"sync": "none"})
     if [name for _, _, name in reads if name] != ["tick"] * 3:
         vmtest.fail("sync=none over an upstream that cannot seek: %r" % reads)
-    print("upstream that cannot seek: refused for the sync pass with advice, "
-          "read once with sync=\"none\"")
+    print("upstream that cannot seek: read once with sync=\"none\"")
 
 
 def main():
@@ -179,6 +234,7 @@ def main():
                         % (form, len(first), len(second)))
         print("%s form: %d messages, the same after seeking to the beginning"
               % (form, len(first)))
+    check_forwarded(traces)
     check_unseekable()
 
 

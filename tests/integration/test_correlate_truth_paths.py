@@ -98,6 +98,8 @@ class Errors:
             self.backwards += 1
         self.last_time = now
         event = message.event
+        if event.name.startswith("vm:"):
+            return  # correlate's own (vm:sync), in a stream of its own
         hostname = str(event.stream.trace.environment["hostname"])
         cpu = int(event.packet.context_field["cpu_id"])
         machine, per_cpu = self.expected[hostname]

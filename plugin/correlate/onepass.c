@@ -1,0 +1,635 @@
+/*
+ * filter.vm.correlate in one pass (SPEC "Long traces", sync-model=
+ * "piecewise"): no sync pass, no second decode, no seek.
+ *
+ * Every message is noted for synchronization as it is read; the matches
+ * feed each machine pair's one-pass map (lib/sync/online.h). The messages
+ * of a machine that is synchronized to the reference wait, in a heap of
+ * their own time, until its map is fixed at their time:
+ *
+ * - its first formula waits for FIRST_MATCHES matches each way, or
+ *   FIRST_WAIT_NS of its trace time, or the end of the inputs (a trace read
+ *   whole gives exactly the linear result: Trace Compass's pair does);
+ *   FIRST_WAIT_MESSAGES held messages without any match give up sooner;
+ * - then its map is fixed up to `look-ahead-ns` behind the frontier, and
+ *   what waits up to there leaves for the reorder buffer.
+ *
+ * The inputs are read as the sync pass reads them, in the order of their
+ * own clocks; the frontier is the time up to which every upstream was read.
+ * The sync events up to the frontier are fed in the sync pass's own order,
+ * and the maps are fixed at every COMMIT_STEP_NS of the frontier: what the
+ * maps learn, and when, does not depend on how the graph is built (one
+ * input per source port, or one muxed input). The reorder buffer's bound is
+ * the least time any upstream or waiting message can still map to: a map
+ * is continuous and increasing, so a machine's messages not yet mapped
+ * come at or after its map's value at its horizon; a machine without its
+ * first formula holds everything back.
+ *
+ * Correlate reads once only behind an upstream that cannot seek (iterator.c):
+ * a machine that no vmsync or TCP message pairs with the reference by the
+ * time its first formula is due keeps its own clock, with a warning (the
+ * vCPU method and paths through other machines need the sync pass).
+ */
+
+#include <inttypes.h>
+
+#include "correlate/iterator.h"
+#include "sync/online.h"
+
+#define FIRST_MATCHES 64
+#define FIRST_WAIT_NS (INT64_C(30) * 1000000000)
+#define FIRST_WAIT_MESSAGES 65536
+/*
+ * A map is fixed at a time once its best line is known there within
+ * SETTLED_WIDTH_NS (sparse matches: it waits for more), or once what waits
+ * spans SETTLE_MAX_NS of trace time (more matches would not help a clock
+ * that keeps changing), or reaches HOLD_MAX_MESSAGES.
+ */
+#define SETTLED_WIDTH_NS 200.0L
+#define SETTLE_MAX_NS INT64_C(1000000000)
+#define HOLD_MAX_MESSAGES 262144
+/* The maps are fixed every millisecond of the frontier. */
+#define COMMIT_STEP_NS INT64_C(1000000)
+
+struct onepass_machine {
+	struct machine *machine;
+	struct vm_sync_online *online;   /* the map it follows; NULL: none (yet) */
+	bool decided;                    /* its first formula is set */
+	struct reorder *waiting;         /* held messages, by own time */
+	uint64_t hold_seq;
+	bool has_read;
+	int64_t first_read;              /* own times of its timed messages read */
+	int64_t last_read;
+	unsigned int announced;          /* segments told as vm:sync events */
+	unsigned int windows;            /* the map's windows at the last commit */
+};
+
+bool correlate_onepass_wanted(const struct correlate_iter *iter)
+{
+	const struct correlate_params *params = &iter->comp->params;
+
+	return params->model == CORRELATE_MODEL_PIECEWISE &&
+		(params->sync == CORRELATE_SYNC_AUTO || params->sync == CORRELATE_SYNC_VMSYNC ||
+			params->sync == CORRELATE_SYNC_TCP);
+}
+
+static struct onepass_machine *onepass_of(struct correlate_iter *iter, struct machine *machine)
+{
+	return machine ? correlate_machine_info(iter, machine)->onepass : NULL;
+}
+
+static bool waits_for_map(struct correlate_iter *iter, struct machine *machine)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+
+	return !info->is_reference && machine->has_clock && machine->index < iter->sync_count &&
+		!g_hash_table_contains(iter->comp->params.transforms, machine->name);
+}
+
+bool correlate_onepass_start(struct correlate_iter *iter)
+{
+	iter->onepass_started = true;
+	iter->onepass_finished = false;
+	iter->onepass_frontier = INT64_MIN;
+	iter->onepass_step = INT64_MIN;
+	if (iter->keeps_time_base) {
+		return true;
+	}
+
+	if (!correlate_sync_prepare(iter)) {
+		return false;
+	}
+
+	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+		struct onepass_machine *op;
+
+		if (!waits_for_map(iter, machine)) {
+			continue;
+		}
+
+		op = g_new0(struct onepass_machine, 1);
+		op->machine = machine;
+		op->waiting = reorder_create();
+		correlate_machine_info(iter, machine)->onepass = op;
+	}
+
+	return true;
+}
+
+void correlate_onepass_reset(struct correlate_iter *iter)
+{
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		if (!info->onepass) {
+			continue;
+		}
+
+		reorder_destroy(info->onepass->waiting);
+		g_free(info->onepass);
+		info->onepass = NULL;
+		/* The one-pass maps go with the sync objects. */
+		vm_sync_map_set_formula(&info->map, &(struct vm_sync_formula) { 1.0L, 0.0L });
+	}
+
+	iter->onepass_started = false;
+	iter->onepass_finished = false;
+	correlate_sync_pass_reset(iter);
+}
+
+/* The pair map with the reference that `op` can follow: vmsync first. */
+static struct vm_sync_online *candidate(struct correlate_iter *iter,
+		const struct onepass_machine *op, const char **method)
+{
+	enum correlate_sync_method wanted = iter->comp->params.sync;
+	unsigned int ref = 0;   /* the reference is first in the sync order */
+	unsigned int other = iter->sync_index[op->machine->index];
+	struct vm_sync_online *by_vmsync = vm_sync_online_of(iter->by_vmsync, ref, other);
+	struct vm_sync_online *by_tcp = vm_sync_online_of(iter->by_tcp, ref, other);
+
+	if (wanted != CORRELATE_SYNC_TCP && by_vmsync && vm_sync_online_matches(by_vmsync) > 0) {
+		*method = "vmsync";
+		return by_vmsync;
+	}
+
+	if (wanted != CORRELATE_SYNC_VMSYNC && by_tcp && vm_sync_online_matches(by_tcp) > 0) {
+		*method = "tcp";
+		return by_tcp;
+	}
+
+	return NULL;
+}
+
+static bool first_formula_due(struct correlate_iter *iter, const struct onepass_machine *op,
+		int64_t frontier)
+{
+	const char *method;
+	struct vm_sync_online *online = candidate(iter, op, &method);
+
+	/* The first formula maps everything before it too: settled from the start. */
+	return (online && vm_sync_online_fewest_each_way(online) >= FIRST_MATCHES &&
+			((vm_sync_online_settled(online, op->first_read, SETTLED_WIDTH_NS) &&
+				vm_sync_online_settled(online,
+					frontier - iter->comp->params.look_ahead_ns,
+					SETTLED_WIDTH_NS)) ||
+				frontier - op->first_read >= SETTLE_MAX_NS)) ||
+		(op->has_read && frontier - op->first_read >= FIRST_WAIT_NS) ||
+		reorder_size(op->waiting) >= (online ? HOLD_MAX_MESSAGES : FIRST_WAIT_MESSAGES);
+}
+
+/* Whether what waits must go, settled or not: memory is bounded. */
+static bool must_commit(const struct onepass_machine *op, int64_t horizon)
+{
+	return reorder_size(op->waiting) >= HOLD_MAX_MESSAGES ||
+		horizon - vm_sync_online_horizon(op->online) >= SETTLE_MAX_NS;
+}
+
+static const char *reference_name(struct correlate_iter *iter)
+{
+	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+
+		if (correlate_machine_info(iter, machine)->is_reference) {
+			return machine->name;
+		}
+	}
+
+	return "(none)";
+}
+
+static void warn_unsynchronized(struct correlate_iter *iter, struct machine *machine)
+{
+	enum correlate_sync_method method = iter->comp->params.sync;
+
+	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
+		return;
+	}
+
+	CORRELATE_LOGW(iter->log_level, iter->name,
+		"Machine `%s` has no synchronization pair with the reference `%s` "
+		"(sync=\"%s\", inputs read once: no %s message matched between them "
+		"in its first %" PRId64 " s or %d messages): its times stay on its own "
+		"clock (vm_sync_quality `absent`). %s, or pass "
+		"transforms={%s={slope=S,offset-ns=O}}.", machine->name,
+		reference_name(iter), correlate_sync_method_name(method),
+		method == CORRELATE_SYNC_VMSYNC ? "vmsync" :
+			method == CORRELATE_SYNC_TCP ? "TCP" : "vmsync or TCP",
+		FIRST_WAIT_NS / 1000000000, FIRST_WAIT_MESSAGES,
+		method == CORRELATE_SYNC_VMSYNC ? "Trace the vmsync events on both machines "
+			"(or pass sync=\"auto\" to use the other methods too)" :
+		method == CORRELATE_SYNC_TCP ? "Trace the TCP events on both machines (or "
+			"pass sync=\"auto\" to use the other methods too)" :
+		"Trace the vmsync or TCP events on both machines, pass sync=\"vcpu\" with "
+			"inputs that can seek", machine->name);
+}
+
+/* The first formula: the best line, fixed up to `horizon`. */
+static void decide(struct correlate_iter *iter, struct onepass_machine *op, int64_t horizon)
+{
+	struct machine_info *info = correlate_machine_info(iter, op->machine);
+	const char *method = "none";
+	struct vm_sync_online *online = candidate(iter, op, &method);
+	const struct vm_sync_segment *first;
+	unsigned int count;
+
+	op->decided = true;
+	if (!online) {
+		warn_unsynchronized(iter, op->machine);
+		return;
+	}
+
+	op->online = online;
+	vm_sync_online_commit(online, horizon);
+	op->windows = vm_sync_online_windows(online);
+	vm_sync_map_set_online(&info->map, online);
+	first = &vm_sync_online_map(online, &count)[0];
+	info->method = method;
+	info->quality = first->quality;
+	info->accuracy = first->accuracy;
+	info->matches = first->matches;
+	op->announced = 1;
+}
+
+static int64_t horizon_of(const struct onepass_machine *op)
+{
+	if (!op->decided) {
+		return INT64_MIN;
+	}
+
+	return op->online ? vm_sync_online_horizon(op->online) : INT64_MAX;
+}
+
+/* The held messages up to the horizon go to the reorder buffer. */
+static bool release_waiting(struct correlate_iter *iter, struct onepass_machine *op)
+{
+	int64_t horizon = horizon_of(op);
+
+	while (!reorder_is_empty(op->waiting) && reorder_peek(op->waiting)->time <= horizon) {
+		guint upstream = reorder_peek(op->waiting)->upstream;
+		const bt_message *msg = reorder_pop(op->waiting);
+		struct msg_time time;
+
+		msg_time_get(msg, &time);
+		if (!correlate_push(iter, upstream, msg, &time)) {
+			bt_message_put_ref(msg);
+			return false;
+		}
+	}
+
+	return true;
+}
+
+/* vm:sync events for the segments that now apply (up to the horizon). */
+static bool announce(struct correlate_iter *iter, struct onepass_machine *op, bool at_end)
+{
+	unsigned int count;
+	const struct vm_sync_segment *segments;
+	int64_t horizon = op->has_read && at_end ? op->last_read : horizon_of(op);
+
+	if (!op->online) {
+		return true;
+	}
+
+	segments = vm_sync_online_map(op->online, &count);
+	for (; op->announced < count && segments[op->announced].begin <= horizon;
+			op->announced++) {
+		if (!correlate_announce_segment(iter, op->machine, &segments[op->announced])) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
+static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int64_t frontier)
+{
+	int64_t horizon = frontier - iter->comp->params.look_ahead_ns;
+
+	if (!op->decided) {
+		if (!first_formula_due(iter, op, frontier)) {
+			return true;
+		}
+
+		decide(iter, op, horizon);
+	} else if (op->online) {
+		/*
+		 * After a rate change (a new window), the plan is known to be
+		 * off: waiting for the new line to settle only lets it drift.
+		 */
+		bool changed = vm_sync_online_windows(op->online) != op->windows;
+
+		if (!changed && !vm_sync_online_settled(op->online, horizon, SETTLED_WIDTH_NS) &&
+				!must_commit(op, horizon)) {
+			return true;
+		}
+
+		vm_sync_online_commit(op->online, horizon);
+		op->windows = vm_sync_online_windows(op->online);
+	}
+
+	iter->bound_valid = false;
+	return release_waiting(iter, op) && announce(iter, op, false);
+}
+
+/* Every upstream that has not ended was read up to here (own clocks). */
+static int64_t frontier_of(struct correlate_iter *iter)
+{
+	int64_t frontier = INT64_MAX;
+
+	for (guint i = 0; i < iter->bounds->len; i++) {
+		const struct upstream_bound *bound =
+			&g_array_index(iter->bounds, struct upstream_bound, i);
+
+		if (!bound->ended) {
+			int64_t read = bound->primed ? bound->input_ns : INT64_MIN;
+
+			frontier = read < frontier ? read : frontier;
+		}
+	}
+
+	return frontier;
+}
+
+/* The frontier moved: sync events fed, and at each step, maps fixed. */
+static bool advance_all(struct correlate_iter *iter)
+{
+	int64_t frontier = frontier_of(iter);
+	int64_t step;
+
+	if (frontier <= iter->onepass_frontier || frontier == INT64_MAX) {
+		return true;
+	}
+
+	iter->onepass_frontier = frontier;
+	correlate_sync_feed_until(iter, frontier);
+	step = frontier / COMMIT_STEP_NS;
+	if (step == iter->onepass_step) {
+		return true;
+	}
+
+	iter->onepass_step = step;
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		/* At the step's time, whatever the frontier's exact value. */
+		if (info->onepass && !advance(iter, info->onepass, step * COMMIT_STEP_NS)) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
+static void hold(struct onepass_machine *op, guint index, const bt_message *msg,
+		const struct msg_time *time, struct stream_state *state)
+{
+	struct reorder_entry entry = {
+		.time = time->has_time ? time->ns : state ? state->last_own_ns : INT64_MIN,
+		.has_time = true,
+		.stream_key = state ? state->sort_key : "",
+		.seq = op->hold_seq++,
+		.msg = msg,
+		.upstream = index,
+	};
+
+	reorder_push(op->waiting, &entry);
+}
+
+static bool must_wait(const struct onepass_machine *op, const struct msg_time *time)
+{
+	return !op->decided || !reorder_is_empty(op->waiting) ||
+		(time->has_time && time->ns > horizon_of(op));
+}
+
+bt_message_iterator_class_next_method_status correlate_onepass_take(
+		struct correlate_iter *iter, guint index, const bt_message *msg,
+		const struct msg_time *time)
+{
+	struct upstream_bound *bound = &g_array_index(iter->bounds, struct upstream_bound, index);
+	struct stream_state *state;
+	struct machine *machine = correlate_message_machine(iter, bound, msg, time, &state);
+	struct onepass_machine *op = onepass_of(iter, machine);
+	bool clocked = machine && machine->has_clock && (!state || state->has_clock);
+
+	if (iter->sync_ready) {
+		correlate_sync_note(iter, index, msg, time);
+	}
+
+	if (machine) {
+		upstream_bound_note_machine(bound, machine);
+	}
+
+	if (clocked && time->has_time) {
+		bound->input_ns = time->ns;
+		bound->primed = true;
+		if (state) {
+			state->last_own_ns = time->ns;
+		}
+	} else if (!clocked && state) {
+		bound->primed = true;
+	}
+
+	iter->bound_valid = false;
+	if (op && must_wait(op, time)) {
+		hold(op, index, msg, time, state);
+	} else if (!correlate_push(iter, index, msg, time)) {
+		bt_message_put_ref(msg);
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+
+	if (op && clocked && time->has_time) {
+		if (!op->has_read) {
+			op->first_read = time->ns;
+			op->has_read = true;
+		}
+
+		op->last_read = time->ns > op->last_read ? time->ns : op->last_read;
+	}
+
+	return advance_all(iter) ? BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK :
+		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+}
+
+/*
+ * The least reference time a machine's messages read from now on (own
+ * times from `t`) or waiting can map to: its map at its horizon, which
+ * they are all after, or nothing before its first formula.
+ */
+static int64_t machine_floor(struct correlate_iter *iter, struct machine *machine, int64_t t)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	struct onepass_machine *op = info->onepass;
+
+	if (!machine->has_clock) {
+		return INT64_MAX;
+	}
+
+	if (op && !op->decided) {
+		return INT64_MIN;
+	}
+
+	if (op && t > horizon_of(op)) {
+		t = horizon_of(op);
+	}
+
+	return correlate_formula_lower_bound(vm_sync_map_formula_at(&info->map, t), t);
+}
+
+static int64_t upstream_floor(struct correlate_iter *iter, const struct upstream_bound *bound)
+{
+	int64_t lowest = INT64_MAX;
+
+	if (!bound->primed) {
+		return INT64_MIN;
+	}
+
+	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+		int64_t floor;
+
+		if (!bound->many_machines && (machine->index >= 64 ||
+				!(bound->machines & (UINT64_C(1) << machine->index)))) {
+			continue;
+		}
+
+		floor = machine_floor(iter, machine, bound->input_ns);
+		lowest = floor < lowest ? floor : lowest;
+	}
+
+	return lowest;
+}
+
+int correlate_onepass_pick(struct correlate_iter *iter)
+{
+	int earliest = -1;
+	int64_t earliest_ns = 0;
+
+	/* The sync pass's order: the upstream read the least far (own clocks). */
+	for (guint i = 0; i < iter->bounds->len; i++) {
+		const struct upstream_bound *bound =
+			&g_array_index(iter->bounds, struct upstream_bound, i);
+		int64_t read;
+
+		if (bound->ended) {
+			continue;
+		}
+
+		read = bound->primed ? bound->input_ns : INT64_MIN;
+		if (earliest < 0 || read < earliest_ns) {
+			earliest = (int) i;
+			earliest_ns = read;
+		}
+	}
+
+	return earliest;
+}
+
+void correlate_onepass_bound(struct correlate_iter *iter)
+{
+	int64_t lowest = INT64_MAX;
+	bool open = false;
+
+	for (guint i = 0; i < iter->bounds->len; i++) {
+		const struct upstream_bound *bound =
+			&g_array_index(iter->bounds, struct upstream_bound, i);
+		int64_t floor;
+
+		if (bound->ended) {
+			continue;
+		}
+
+		open = true;
+		floor = upstream_floor(iter, bound);
+		lowest = floor < lowest ? floor : lowest;
+	}
+
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+		struct onepass_machine *op = info->onepass;
+		int64_t floor;
+
+		if (!op || reorder_is_empty(op->waiting)) {
+			continue;
+		}
+
+		open = true;
+		floor = !op->decided ? INT64_MIN :
+			machine_floor(iter, op->machine, reorder_peek(op->waiting)->time);
+		lowest = floor < lowest ? floor : lowest;
+	}
+
+	iter->bound = lowest;
+	iter->limiting = open ? 0 : -1;
+	iter->bound_valid = true;
+}
+
+/*
+ * Read once, the host was chosen from event classes; the KVM entries
+ * counted since tell the final rule (and its warning, with the counts).
+ */
+static void check_host_guess(struct correlate_iter *iter)
+{
+	struct machine *host;
+
+	if (!iter->sync_ready) {
+		/* Nothing was synchronized (the input keeps its time base). */
+		return;
+	}
+
+	host = correlate_detect_host(iter);
+	if (host == iter->sync_host || !host) {
+		return;
+	}
+
+	CORRELATE_LOGW(iter->log_level, iter->name,
+		"The host is `%s` after all (it has the most KVM entry events), not `%s` "
+		"(chosen from the event classes when the inputs, read once, began): the "
+		"guests were synchronized to the wrong machine. Pass host=\"%s\".",
+		host->name, iter->sync_host ? iter->sync_host->name : "(none)", host->name);
+}
+
+bt_message_iterator_class_next_method_status correlate_onepass_finish(
+		struct correlate_iter *iter, bool *pushed)
+{
+	*pushed = false;
+	iter->onepass_finished = true;
+	if (iter->sync_ready) {
+		correlate_sync_feed_until(iter, INT64_MAX);
+	}
+
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+		struct onepass_machine *op = info->onepass;
+
+		if (!op) {
+			continue;
+		}
+
+		if (!op->decided) {
+			decide(iter, op, INT64_MAX);
+		} else if (op->online && op->has_read) {
+			vm_sync_online_commit(op->online, op->last_read);
+		}
+
+		/* Everything left maps as the map stands; plans past it never apply. */
+		if (op->online) {
+			vm_sync_online_end(op->online, op->has_read ? op->last_read : INT64_MIN);
+		}
+
+		*pushed = *pushed || !reorder_is_empty(op->waiting);
+		if (!announce(iter, op, true)) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+
+		op->decided = true;
+		if (!release_waiting(iter, op)) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+	}
+
+	check_host_guess(iter);
+	correlate_log_summary(iter);
+	iter->bound_valid = false;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
