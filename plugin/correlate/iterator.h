@@ -224,6 +224,9 @@ struct stream_state *correlate_upstream_stream_state(struct correlate_iter *iter
 /* setup.c: names, parameter checks, roles, reference, formulas. */
 bool correlate_finalize_machines(struct correlate_iter *iter);
 
+/* sync-pass.c: the machine whose clock is the time base, NULL before it is chosen. */
+struct machine *correlate_reference_machine(struct correlate_iter *iter);
+
 /* The host: `host`, else the machine with the most KVM entries. */
 struct machine *correlate_detect_host(struct correlate_iter *iter);
 

@@ -187,15 +187,9 @@ static bool must_commit(const struct onepass_machine *op, int64_t horizon)
 
 static const char *reference_name(struct correlate_iter *iter)
 {
-	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
-		struct machine *machine = machine_table_at(iter->machines, i);
+	struct machine *reference = correlate_reference_machine(iter);
 
-		if (correlate_machine_info(iter, machine)->is_reference) {
-			return machine->name;
-		}
-	}
-
-	return "(none)";
+	return reference ? reference->name : "(none)";
 }
 
 static void warn_unsynchronized(struct correlate_iter *iter, struct machine *machine)

@@ -62,7 +62,7 @@ static gint compare_records(gconstpointer pa, gconstpointer pb)
 	return compare_keys(&a->message.key, &b->message.key);
 }
 
-static struct machine *reference_machine(struct correlate_iter *iter)
+struct machine *correlate_reference_machine(struct correlate_iter *iter)
 {
 	unsigned int i;
 
@@ -564,7 +564,7 @@ void correlate_sync_pass_reset(struct correlate_iter *iter)
 
 static void solve(struct correlate_iter *iter)
 {
-	struct machine *reference = reference_machine(iter);
+	struct machine *reference = correlate_reference_machine(iter);
 	struct vm_sync_result *by_vmsync = g_new0(struct vm_sync_result, iter->sync_count);
 	struct vm_sync_result *by_tcp = g_new0(struct vm_sync_result, iter->sync_count);
 	struct vcpu_solution by_vcpu;

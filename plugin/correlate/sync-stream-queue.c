@@ -24,19 +24,6 @@ static void push_own(struct correlate_iter *iter, bt_message *msg, int64_t ns, u
 	reorder_push(iter->reorder, &entry);
 }
 
-static struct machine *reference_machine(struct correlate_iter *iter)
-{
-	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
-		struct machine *machine = machine_table_at(iter->machines, i);
-
-		if (correlate_machine_info(iter, machine)->is_reference) {
-			return machine;
-		}
-	}
-
-	return NULL;
-}
-
 /* Where segment `index` of `info`'s map begins, in reference time. */
 static int64_t segment_start(const struct machine_info *info, unsigned int index)
 {
@@ -66,7 +53,7 @@ static bool first_change(struct correlate_iter *iter, int64_t *first)
 
 static bool begin_stream(struct correlate_iter *iter, int64_t first, uint64_t *seq)
 {
-	struct machine *reference = reference_machine(iter);
+	struct machine *reference = correlate_reference_machine(iter);
 	struct sync_stream_reference names = {
 		.hostname = reference ? reference->hostname : NULL,
 		.machine = reference ? reference->name : NULL,
