@@ -103,6 +103,7 @@ struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 	state->has_clock = bt_stream_class_borrow_default_clock_class_const(stream_class);
 	state->sort_key = stream_sort_key(stream, state->machine);
 	state->last_own_ns = INT64_MIN;
+	state->reorder_queue = reorder_queue_new(iter->reorder);
 	state->info = correlate_machine_info(iter, state->machine);
 	note_stream_class(iter, stream_class, state->info);
 	g_hash_table_insert(iter->streams, (gpointer) stream, state);
@@ -380,6 +381,7 @@ void correlate_forget_streams(struct correlate_iter *iter)
 	iter->last_stream = NULL;
 	iter->last_stream_state = NULL;
 	g_hash_table_remove_all(iter->streams);
+	reorder_forget_queues(iter->reorder);
 }
 
 bt_message_iterator_class_can_seek_beginning_method_status

@@ -92,6 +92,7 @@ struct stream_state {
 	int64_t last_time;   /* converted time of its last timed message */
 	bool has_last_time;
 	int64_t last_own_ns; /* one pass: own time of its last timed message read */
+	guint reorder_queue; /* its queue in the reorder buffer */
 };
 
 /* Where an upstream stands for the merge. */

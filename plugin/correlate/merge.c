@@ -259,6 +259,7 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 	entry->has_time = false;
 	entry->stream_key = state ? state->sort_key : "";
 	entry->seq = state ? state->seq++ : iter->inactivity_seq++;
+	entry->queue = state ? state->reorder_queue : 0;
 	if (machine && !machine->name) {
 		welcome_late_machine(iter, machine);
 	}

@@ -7,12 +7,24 @@
  * sort key, which does not depend on how the graph is built) and then by the
  * message's position in its stream, so that both graph forms (one input per
  * source port, or one muxed input) give the same order.
+ *
+ * A stream's messages come in that order already (its times never go back,
+ * nor do the maps): each stream has a queue of its own, and only the queues'
+ * heads are compared, in a heap as small as the number of streams. A
+ * buffer that holds thousands of messages (a wide time correction, one
+ * pass's look-ahead) then costs a queue append and a short sift per
+ * message. Entries of no queue (correlate's own messages, inactivity), and
+ * any entry that would come before its queue's last one (an input whose
+ * times go back), go to a heap of entries: the order is the same.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <glib.h>
 #include <babeltrace2/babeltrace.h>
+
+#include "util/fifo.h"
 
 struct reorder_entry {
 	int64_t time;           /* converted time, reference base */
@@ -22,6 +34,7 @@ struct reorder_entry {
 	const bt_message *msg;  /* owned reference */
 	bool own;               /* a message of correlate's own (already an output one) */
 	guint upstream;         /* one pass, held messages: the upstream it came from */
+	guint queue;            /* its stream's queue (reorder_queue_new()), 0: none */
 };
 
 /*
@@ -30,9 +43,20 @@ struct reorder_entry {
  * sift itself. Defined here so that the tests of the merge loop, twice per
  * message, are inlined.
  */
+/* A queue that is not empty, in the heap of heads: its oldest entry's time first. */
+struct reorder_head {
+	int64_t time;
+	guint queue;
+};
+
 struct reorder {
-	GArray *heap;  /* struct reorder_entry */
+	GArray *heap;    /* struct reorder_entry outside the queues */
 	guint len;
+	GArray *queues;  /* struct vm_fifo of struct reorder_entry: queue i + 1 */
+	GArray *heads;   /* struct reorder_head, a heap by the queues' oldest entries */
+	guint heads_len;
+	guint count;     /* entries in all */
+	bool top_in_heap; /* the smallest entry is the heap's (else the first head's) */
 };
 
 struct reorder *reorder_create(void);
@@ -41,23 +65,58 @@ struct reorder *reorder_create(void);
 void reorder_destroy(struct reorder *reorder);
 void reorder_clear(struct reorder *reorder);
 
+/* A new queue, for one stream's entries (their order never goes back). */
+guint reorder_queue_new(struct reorder *reorder);
+
+/* Drops every queue (the streams are forgotten); only when the buffer is empty. */
+void reorder_forget_queues(struct reorder *reorder);
+
 /* Takes the entry's message reference. */
 void reorder_push(struct reorder *reorder, const struct reorder_entry *entry);
 
 static inline bool reorder_is_empty(const struct reorder *reorder)
 {
-	return reorder->len == 0;
+	return reorder->count == 0;
 }
 
 static inline unsigned int reorder_size(const struct reorder *reorder)
 {
-	return reorder->len;
+	return reorder->count;
+}
+
+static inline bool reorder_entry_less(const struct reorder_entry *a,
+		const struct reorder_entry *b)
+{
+	int diff;
+
+	if (a->time != b->time) {
+		return a->time < b->time;
+	}
+
+	if (a->stream_key != b->stream_key) {
+		diff = strcmp(a->stream_key, b->stream_key);
+		if (diff) {
+			return diff < 0;
+		}
+	}
+
+	return a->seq < b->seq;
+}
+
+/* The oldest entry of queue `queue` (not empty). */
+static inline const struct reorder_entry *reorder_queue_head(const struct reorder *reorder,
+		guint queue)
+{
+	return (const struct reorder_entry *) vm_fifo_peek(
+		&g_array_index(reorder->queues, struct vm_fifo, queue - 1));
 }
 
 /* The smallest entry; the buffer must not be empty. */
 static inline const struct reorder_entry *reorder_peek(const struct reorder *reorder)
 {
-	return &g_array_index(reorder->heap, struct reorder_entry, 0);
+	return reorder->top_in_heap ? &g_array_index(reorder->heap, struct reorder_entry, 0) :
+		reorder_queue_head(reorder,
+			g_array_index(reorder->heads, struct reorder_head, 0).queue);
 }
 
 /* Removes the smallest entry; its message reference goes to the caller. */
