@@ -76,7 +76,12 @@ struct vm_sync_formula vm_sync_online_best(const struct vm_sync_online *online)
 
 bool vm_sync_online_settled(const struct vm_sync_online *online, int64_t t, long double width)
 {
-	return vm_sync_segments_open_width_at(online->windows, t) <= width;
+	return vm_sync_online_width_at(online, t) <= width;
+}
+
+long double vm_sync_online_width_at(const struct vm_sync_online *online, int64_t t)
+{
+	return vm_sync_segments_open_width_at(online->windows, t);
 }
 
 unsigned int vm_sync_online_windows(const struct vm_sync_online *online)

@@ -63,6 +63,9 @@ struct vm_sync_formula vm_sync_online_best(const struct vm_sync_online *online);
  */
 bool vm_sync_online_settled(const struct vm_sync_online *online, int64_t t, long double width);
 
+/* That spread itself, in ns (infinite while no line is known). */
+long double vm_sync_online_width_at(const struct vm_sync_online *online, int64_t t);
+
 /* Windows of matches so far: it grows when the clock changed its rate. */
 unsigned int vm_sync_online_windows(const struct vm_sync_online *online);
 

@@ -1,29 +1,35 @@
 /*
  * filter.vm.correlate in one pass (SPEC "Long traces", sync-model=
- * "piecewise"): no sync pass, no second decode, no seek.
+ * "piecewise"): no sync pass, no second decode.
  *
  * Every message is noted for synchronization as it is read; the matches
  * feed each machine pair's one-pass map (lib/sync/online.h). The messages
- * of a machine that is synchronized to the reference wait, in a heap of
- * their own time, until its map is fixed at their time:
+ * of a machine that is synchronized to the reference wait, in a queue per
+ * upstream (each upstream's times never go back), until its map is fixed
+ * at their time:
  *
- * - its first formula waits for FIRST_MATCHES matches each way, or
- *   FIRST_WAIT_NS of its trace time, or the end of the inputs (a trace read
- *   whole gives exactly the linear result: Trace Compass's pair does);
- *   FIRST_WAIT_MESSAGES held messages without any match give up sooner;
- * - then its map is fixed up to `look-ahead-ns` behind the frontier, and
- *   what waits up to there leaves for the reorder buffer.
+ * - its first formula waits for FIRST_MATCHES matches each way, with the
+ *   best line known at its first message about as well as at the horizon
+ *   (else it waits for more, up to SETTLE_MAX_NS); a budget of held
+ *   messages or of trace time ends the wait (FIRST_WAIT_*) with what it
+ *   has, and an input read whole gives exactly the linear result (Trace
+ *   Compass's pair does);
+ * - then its map is fixed up to `look-ahead-ns` behind the frontier, at
+ *   every COMMIT_STEP_NS of it, and what waits up to there leaves for the
+ *   reorder buffer: the messages are held for the look-ahead only.
  *
  * The inputs are read as the sync pass reads them, in the order of their
  * own clocks; the frontier is the time up to which every upstream was read.
  * The sync events up to the frontier are fed in the sync pass's own order,
- * and the maps are fixed at every COMMIT_STEP_NS of the frontier: what the
- * maps learn, and when, does not depend on how the graph is built (one
- * input per source port, or one muxed input). The reorder buffer's bound is
- * the least time any upstream or waiting message can still map to: a map
- * is continuous and increasing, so a machine's messages not yet mapped
- * come at or after its map's value at its horizon; a machine without its
- * first formula holds everything back.
+ * and the maps are fixed at the steps of the frontier: what the maps learn,
+ * and when, does not depend on how the graph is built (one input per source
+ * port, or one muxed input). The reorder buffer's bound is the least time
+ * any upstream or waiting message can still map to: a map is continuous and
+ * increasing, so a machine's messages not yet mapped come at or after its
+ * map's value at its horizon; a machine without its first formula holds
+ * everything back. The bound is computed again at each step (and when an
+ * upstream starts or ends), not at every message: a bound that lags is
+ * still a bound, and the maps only move at the steps.
  *
  * Correlate reads once only behind an upstream that cannot seek (iterator.c):
  * a machine that no vmsync or TCP message pairs with the reference by the
@@ -35,34 +41,91 @@
 
 #include "correlate/iterator.h"
 #include "sync/online.h"
+#include "util/fifo.h"
 
 #define FIRST_MATCHES 64
+/* The first formula's line at the first message: within twice its spread at the horizon. */
+#define FIRST_WIDTH_SLACK_NS 200.0L
+#define SETTLE_MAX_NS INT64_C(1000000000)
+/*
+ * Budgets of the wait for the first formula: held messages (all machines,
+ * the reorder buffer's too: memory) and trace time.
+ */
 #define FIRST_WAIT_NS (INT64_C(30) * 1000000000)
 #define FIRST_WAIT_MESSAGES 65536
-/*
- * A map is fixed at a time once its best line is known there within
- * SETTLED_WIDTH_NS (sparse matches: it waits for more), or once what waits
- * spans SETTLE_MAX_NS of trace time (more matches would not help a clock
- * that keeps changing), or reaches HOLD_MAX_MESSAGES.
- */
-#define SETTLED_WIDTH_NS 200.0L
-#define SETTLE_MAX_NS INT64_C(1000000000)
-#define HOLD_MAX_MESSAGES 262144
 /* The maps are fixed every millisecond of the frontier. */
 #define COMMIT_STEP_NS INT64_C(1000000)
+
+/* A message held until its machine's map is fixed at its own time. */
+struct held_message {
+	int64_t time;              /* own clock (its stream's last time if it has none) */
+	const bt_message *msg;     /* owned reference */
+	struct msg_time msg_time;  /* as read: the message is not touched again until it leaves */
+};
 
 struct onepass_machine {
 	struct machine *machine;
 	struct vm_sync_online *online;   /* the map it follows; NULL: none (yet) */
 	bool decided;                    /* its first formula is set */
-	struct reorder *waiting;         /* held messages, by own time */
-	uint64_t hold_seq;
+	GArray *held;                    /* struct vm_fifo of held_message, per upstream */
+	guint held_count;
 	bool has_read;
 	int64_t first_read;              /* own times of its timed messages read */
 	int64_t last_read;
 	unsigned int announced;          /* segments told as vm:sync events */
-	unsigned int windows;            /* the map's windows at the last commit */
 };
+
+static struct vm_fifo *held_queue(const struct onepass_machine *op, guint upstream)
+{
+	return &g_array_index(op->held, struct vm_fifo, upstream);
+}
+
+/* Own time of its oldest held message (INT64_MAX: none). */
+static int64_t oldest_held(const struct onepass_machine *op)
+{
+	int64_t oldest = INT64_MAX;
+
+	for (guint i = 0; i < op->held->len; i++) {
+		const struct held_message *head = vm_fifo_peek(held_queue(op, i));
+
+		if (head && head->time < oldest) {
+			oldest = head->time;
+		}
+	}
+
+	return oldest;
+}
+
+static struct onepass_machine *onepass_machine_create(struct machine *machine, guint upstreams)
+{
+	struct onepass_machine *op = g_new0(struct onepass_machine, 1);
+
+	op->machine = machine;
+	op->held = g_array_sized_new(FALSE, FALSE, sizeof(struct vm_fifo), upstreams);
+	g_array_set_size(op->held, upstreams);
+	for (guint i = 0; i < upstreams; i++) {
+		vm_fifo_init(held_queue(op, i), sizeof(struct held_message));
+	}
+
+	return op;
+}
+
+static void onepass_machine_destroy(struct onepass_machine *op)
+{
+	for (guint i = 0; i < op->held->len; i++) {
+		struct vm_fifo *queue = held_queue(op, i);
+		struct held_message *held;
+
+		while ((held = vm_fifo_pop(queue))) {
+			bt_message_put_ref(held->msg);
+		}
+
+		vm_fifo_fini(queue);
+	}
+
+	g_array_free(op->held, TRUE);
+	g_free(op);
+}
 
 bool correlate_onepass_wanted(const struct correlate_iter *iter)
 {
@@ -108,9 +171,7 @@ bool correlate_onepass_start(struct correlate_iter *iter)
 			continue;
 		}
 
-		op = g_new0(struct onepass_machine, 1);
-		op->machine = machine;
-		op->waiting = reorder_create();
+		op = onepass_machine_create(machine, iter->bounds->len);
 		correlate_machine_info(iter, machine)->onepass = op;
 	}
 
@@ -126,8 +187,7 @@ void correlate_onepass_reset(struct correlate_iter *iter)
 			continue;
 		}
 
-		reorder_destroy(info->onepass->waiting);
-		g_free(info->onepass);
+		onepass_machine_destroy(info->onepass);
 		info->onepass = NULL;
 		/* The one-pass maps go with the sync objects. */
 		vm_sync_map_set_formula(&info->map, &(struct vm_sync_formula) { 1.0L, 0.0L });
@@ -161,28 +221,43 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 	return NULL;
 }
 
+/* Messages held in all: the machines' and the reorder buffer's. */
+static guint held_in_all(struct correlate_iter *iter)
+{
+	guint count = reorder_size(iter->reorder);
+
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		count += info->onepass ? info->onepass->held_count : 0;
+	}
+
+	return count;
+}
+
 static bool first_formula_due(struct correlate_iter *iter, const struct onepass_machine *op,
 		int64_t frontier)
 {
 	const char *method;
 	struct vm_sync_online *online = candidate(iter, op, &method);
+	int64_t waited = op->has_read ? frontier - op->first_read : 0;
 
-	/* The first formula maps everything before it too: settled from the start. */
-	return (online && vm_sync_online_fewest_each_way(online) >= FIRST_MATCHES &&
-			((vm_sync_online_settled(online, op->first_read, SETTLED_WIDTH_NS) &&
-				vm_sync_online_settled(online,
-					frontier - iter->comp->params.look_ahead_ns,
-					SETTLED_WIDTH_NS)) ||
-				frontier - op->first_read >= SETTLE_MAX_NS)) ||
-		(op->has_read && frontier - op->first_read >= FIRST_WAIT_NS) ||
-		reorder_size(op->waiting) >= (online ? HOLD_MAX_MESSAGES : FIRST_WAIT_MESSAGES);
-}
+	if (online && vm_sync_online_fewest_each_way(online) >= FIRST_MATCHES) {
+		/*
+		 * The first formula maps everything before it too: its line
+		 * must be known at the first message about as well as at the
+		 * horizon (matches that begin late, say), or it waits longer.
+		 */
+		long double spread = vm_sync_online_width_at(online,
+			frontier - iter->comp->params.look_ahead_ns);
 
-/* Whether what waits must go, settled or not: memory is bounded. */
-static bool must_commit(const struct onepass_machine *op, int64_t horizon)
-{
-	return reorder_size(op->waiting) >= HOLD_MAX_MESSAGES ||
-		horizon - vm_sync_online_horizon(op->online) >= SETTLE_MAX_NS;
+		if (waited >= SETTLE_MAX_NS || vm_sync_online_settled(online, op->first_read,
+				2 * spread + FIRST_WIDTH_SLACK_NS)) {
+			return true;
+		}
+	}
+
+	return waited >= FIRST_WAIT_NS || held_in_all(iter) >= FIRST_WAIT_MESSAGES;
 }
 
 static const char *reference_name(struct correlate_iter *iter)
@@ -228,6 +303,7 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 	unsigned int count;
 
 	op->decided = true;
+	iter->bound_valid = false;
 	if (!online) {
 		warn_unsynchronized(iter, op->machine);
 		return;
@@ -235,7 +311,6 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 
 	op->online = online;
 	vm_sync_online_commit(online, horizon);
-	op->windows = vm_sync_online_windows(online);
 	vm_sync_map_set_online(&info->map, online);
 	first = &vm_sync_online_map(online, &count)[0];
 	info->method = method;
@@ -259,15 +334,20 @@ static bool release_waiting(struct correlate_iter *iter, struct onepass_machine 
 {
 	int64_t horizon = horizon_of(op);
 
-	while (!reorder_is_empty(op->waiting) && reorder_peek(op->waiting)->time <= horizon) {
-		guint upstream = reorder_peek(op->waiting)->upstream;
-		const bt_message *msg = reorder_pop(op->waiting);
-		struct msg_time time;
+	for (guint i = 0; i < op->held->len && op->held_count > 0; i++) {
+		struct vm_fifo *queue = held_queue(op, i);
+		const struct held_message *head;
 
-		msg_time_get(msg, &time);
-		if (!correlate_push(iter, upstream, msg, &time)) {
-			bt_message_put_ref(msg);
-			return false;
+		while ((head = vm_fifo_peek(queue)) && head->time <= horizon) {
+			const bt_message *msg = head->msg;
+			struct msg_time time = head->msg_time;
+
+			vm_fifo_pop(queue);
+			op->held_count--;
+			if (!correlate_push(iter, i, msg, &time)) {
+				bt_message_put_ref(msg);
+				return false;
+			}
 		}
 	}
 
@@ -308,18 +388,13 @@ static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int
 		decide(iter, op, horizon);
 	} else if (op->online) {
 		/*
-		 * After a rate change (a new window), the plan is known to be
-		 * off: waiting for the new line to settle only lets it drift.
+		 * Fixed at every step: the look-ahead's matches frame the line
+		 * at the horizon. Waiting until the band of possible lines was
+		 * within 200 ns held a second of messages (vmsync round trips
+		 * keep it wider than that) for a few nanoseconds; sparse TCP
+		 * matches give up to about 0.8 us (doc/sync.md).
 		 */
-		bool changed = vm_sync_online_windows(op->online) != op->windows;
-
-		if (!changed && !vm_sync_online_settled(op->online, horizon, SETTLED_WIDTH_NS) &&
-				!must_commit(op, horizon)) {
-			return true;
-		}
-
 		vm_sync_online_commit(op->online, horizon);
-		op->windows = vm_sync_online_windows(op->online);
 	}
 
 	iter->bound_valid = false;
@@ -376,23 +451,19 @@ static bool advance_all(struct correlate_iter *iter)
 }
 
 static void hold(struct onepass_machine *op, guint index, const bt_message *msg,
-		const struct msg_time *time, struct stream_state *state)
+		const struct msg_time *time, const struct stream_state *state)
 {
-	struct reorder_entry entry = {
-		.time = time->has_time ? time->ns : state ? state->last_own_ns : INT64_MIN,
-		.has_time = true,
-		.stream_key = state ? state->sort_key : "",
-		.seq = op->hold_seq++,
-		.msg = msg,
-		.upstream = index,
-	};
+	struct held_message *held = vm_fifo_push(held_queue(op, index));
 
-	reorder_push(op->waiting, &entry);
+	held->time = time->has_time ? time->ns : state ? state->last_own_ns : INT64_MIN;
+	held->msg = msg;
+	held->msg_time = *time;
+	op->held_count++;
 }
 
-static bool must_wait(const struct onepass_machine *op, const struct msg_time *time)
+static bool must_wait(const struct onepass_machine *op, guint index, const struct msg_time *time)
 {
-	return !op->decided || !reorder_is_empty(op->waiting) ||
+	return !op->decided || !vm_fifo_is_empty(held_queue(op, index)) ||
 		(time->has_time && time->ns > horizon_of(op));
 }
 
@@ -414,18 +485,20 @@ bt_message_iterator_class_next_method_status correlate_onepass_take(
 		upstream_bound_note_machine(bound, machine);
 	}
 
+	if (!bound->primed && ((clocked && time->has_time) || (!clocked && state))) {
+		/* Until now, it held everything back. */
+		bound->primed = true;
+		iter->bound_valid = false;
+	}
+
 	if (clocked && time->has_time) {
 		bound->input_ns = time->ns;
-		bound->primed = true;
 		if (state) {
 			state->last_own_ns = time->ns;
 		}
-	} else if (!clocked && state) {
-		bound->primed = true;
 	}
 
-	iter->bound_valid = false;
-	if (op && must_wait(op, time)) {
+	if (op && must_wait(op, index, time)) {
 		hold(op, index, msg, time, state);
 	} else if (!correlate_push(iter, index, msg, time)) {
 		bt_message_put_ref(msg);
@@ -543,13 +616,12 @@ void correlate_onepass_bound(struct correlate_iter *iter)
 		struct onepass_machine *op = info->onepass;
 		int64_t floor;
 
-		if (!op || reorder_is_empty(op->waiting)) {
+		if (!op || op->held_count == 0) {
 			continue;
 		}
 
 		open = true;
-		floor = !op->decided ? INT64_MIN :
-			machine_floor(iter, op->machine, reorder_peek(op->waiting)->time);
+		floor = !op->decided ? INT64_MIN : machine_floor(iter, op->machine, oldest_held(op));
 		lowest = floor < lowest ? floor : lowest;
 	}
 
@@ -611,7 +683,7 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 			vm_sync_online_end(op->online, op->has_read ? op->last_read : INT64_MIN);
 		}
 
-		*pushed = *pushed || !reorder_is_empty(op->waiting);
+		*pushed = *pushed || op->held_count > 0;
 		if (!announce(iter, op, true)) {
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 		}

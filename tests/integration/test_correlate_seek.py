@@ -30,6 +30,8 @@ try:
 except ImportError:
     vmtest.skip("python3-bt2 is not installed")
 
+from noseek import NoSeekForwarder  # noqa: E402
+
 
 def describe(msg):
     """What identifies a message in the comparison."""
@@ -139,23 +141,6 @@ class ReadOnce(bt2._UserSinkComponent):
     def _user_consume(self):
         self.reads.extend(describe(m) for m in self._iterator)
         raise bt2.Stop
-
-
-class _ForwardIterator(bt2._UserMessageIterator):
-    """Its upstream's messages, as they come; no seeking at all."""
-
-    def __init__(self, config, port):
-        self._upstream = self._create_message_iterator(
-            self._component._input_ports[port.user_data])
-
-    def __next__(self):
-        return next(self._upstream)
-
-
-class NoSeekForwarder(bt2._UserFilterComponent, message_iterator_class=_ForwardIterator):
-    def __init__(self, config, params, obj):
-        self._add_input_port("in")
-        self._add_output_port("out", "in")
 
 
 def read_direct(traces, params, forwarded):

@@ -1,0 +1,157 @@
+"""filter.vm.correlate read once, on slewed clocks, against truth.
+
+Behind upstreams that cannot seek (a python3-bt2 forwarder per source port,
+as src.ctf.lttng-live would be), correlate reads its inputs once with its
+default parameters: maps learnt as the traces are read, messages held for
+the look-ahead only. On vm-workload traces whose guest clocks change rate
+by up to 50 ppm every 1.5-3 s, every guest event's output time must be
+within 1 us of the truth (median) and 10 us (max), for two seeds and two
+look-aheads; with the sync pass and sync-model="linear" on the same traces
+the errors are reported, and must be larger (one line cannot follow the
+clocks). The host's events keep their times.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmtest  # noqa: E402
+import synccheck  # noqa: E402
+import truthdata  # noqa: E402
+
+try:
+    import bt2
+except ImportError:
+    vmtest.skip("python3-bt2 is not installed")
+
+from noseek import NoSeekForwarder  # noqa: E402
+
+MEDIAN_NS = 1000
+MAX_NS = 10000
+SHAPE = ["--host-cpus", "2", "--threads", "4", "--guest-activity", "basic",
+         "--vmsync-period-ms", "10", "--tcp-period-ms", "20",
+         "--slew-ppm", "50", "--slew-period-ms", "1500:3000"]
+# (name, seed, duration in ms, correlate parameters read once)
+CASES = [
+    ("onepass-slewed-a", 31, 8000, {}),
+    ("onepass-slewed-b", 32, 6000, {"look-ahead-ns": 5000000}),
+]
+
+
+class Collect(bt2._UserSinkComponent):
+    """{hostname: [ns]} of the events, vm:* left out, in output order."""
+
+    def __init__(self, config, params, obj):
+        self._port = self._add_input_port("in")
+        self._found = obj
+        self._hosts = {}
+
+    def _user_graph_is_configured(self):
+        self._iterator = self._create_message_iterator(self._port)
+
+    def _hostname(self, stream):
+        host = self._hosts.get(stream.addr)
+        if host is None:
+            host = str(stream.trace.environment["hostname"])
+            self._hosts[stream.addr] = host
+        return host
+
+    def _user_consume(self):
+        msg = next(self._iterator)
+        if type(msg) is bt2._EventMessageConst and not msg.event.name.startswith("vm:"):
+            self._found.setdefault(self._hostname(msg.event.stream), []).append(
+                msg.default_clock_snapshot.ns_from_origin)
+
+
+def vm_plugin():
+    for plugin in bt2.find_plugins_in_path(vmtest.PLUGIN_DIR):
+        if plugin.name == "vm":
+            return plugin
+    vmtest.fail("plugin vm not found in " + vmtest.PLUGIN_DIR)
+
+
+def output_times(traces, params, forwarded):
+    """{hostname: [ns]} of correlate's output behind src.ctf.fs, or behind
+    one NoSeekForwarder per source port."""
+    graph = bt2.Graph()
+    correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
+                                    "correlate", params)
+    fs = bt2.find_plugin("ctf").source_component_classes["fs"]
+    count = 0
+    for i, trace in enumerate(traces):
+        source = graph.add_component(fs, "src%d" % i, {"inputs": [trace]})
+        for port in source.output_ports.values():
+            if forwarded:
+                forwarder = graph.add_component(NoSeekForwarder, "fwd%d" % count)
+                graph.connect_ports(port, forwarder.input_ports["in"])
+                port = forwarder.output_ports["out"]
+            count += 1
+            graph.connect_ports(port, free_port(correlate))
+    found = {}
+    sink = graph.add_component(Collect, "sink", obj=found)
+    graph.connect_ports(correlate.output_ports["out"], sink.input_ports["in"])
+    graph.run()
+    return found
+
+
+def free_port(component):
+    for port in component.input_ports.values():
+        if not port.is_connected:
+            return port
+    vmtest.fail("no free input port")
+
+
+def summaries(name, label, out, times):
+    result = {}
+    try:
+        errors = synccheck.errors(out, times)
+    except synccheck.SyncCheckError as e:
+        vmtest.fail("%s, %s: %s" % (name, label, e))
+    for machine, err in sorted(errors.items()):
+        events, median, worst = synccheck.summary(err)
+        print("%s: %s %s: median error %.0f ns, max %.0f ns (%d events)"
+              % (name, label, machine, median, worst, events))
+        result[machine] = (median, worst)
+    return result
+
+
+def check_host(name, out, times):
+    """The reference's events keep their own times, in order."""
+    own = synccheck.own_times(os.path.join(out, "host.stub"))
+    got = sorted(times.get("host", []))
+    if got != sorted(own):
+        vmtest.fail("%s: the host's %d output times are not its %d own times"
+                    % (name, len(got), len(own)))
+
+
+def run_case(name, seed, duration_ms, params):
+    out = truthdata.generate(name, ["--seed", seed, "--duration-ms", duration_ms] + SHAPE)
+    traces = list(truthdata.ctf_traces(out).values())
+    label = "read once" + ("" if not params else " " + ",".join(
+        "%s=%s" % item for item in sorted(params.items())))
+    once = output_times(traces, params, forwarded=True)
+    check_host(name, out, once)
+    once_errors = summaries(name, label, out, once)
+    linear_errors = summaries(name, 'sync pass, sync-model="linear"', out,
+                              output_times(traces, {"sync-model": "linear"}, forwarded=False))
+    for machine, (median, worst) in once_errors.items():
+        if median > MEDIAN_NS or worst > MAX_NS:
+            vmtest.fail("%s: %s, %s: median error %.0f ns, max %.0f ns (at most %d and %d "
+                        "allowed)" % (name, label, machine, median, worst, MEDIAN_NS, MAX_NS))
+        if linear_errors[machine][1] <= worst:
+            vmtest.fail("%s: %s: one line (max %.0f ns) follows the slewed clock as well as "
+                        "the one-pass map (max %.0f ns): the workload does not slew enough "
+                        "to test anything" % (name, machine, linear_errors[machine][1], worst))
+
+
+def main():
+    if not os.path.exists(vmtest.WORKLOAD):
+        vmtest.skip("vm-workload is not built")
+    if vmtest.under_valgrind():
+        vmtest.skip("hundreds of thousands of events through Python: too slow under "
+                    "valgrind (the plain run checks the results)")
+    for case in CASES:
+        run_case(*case)
+
+
+main()
