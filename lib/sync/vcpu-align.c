@@ -149,6 +149,16 @@ void vm_vcpu_align_add_guest_event(struct vm_vcpu_align *align, unsigned int gue
 	data->sorted = false;
 }
 
+void vm_vcpu_align_forget_guest(struct vm_vcpu_align *align, unsigned int guest)
+{
+	if (align->last_events && align->last_guest == guest) {
+		align->last_events = NULL;
+		align->last_guest_data = NULL;
+	}
+
+	g_hash_table_remove(align->guests, GUINT_TO_POINTER(guest + 1));
+}
+
 bool vm_vcpu_align_has_guest(const struct vm_vcpu_align *align, unsigned int guest)
 {
 	return vm_vcpu_align_guest(align, guest) != NULL;

@@ -59,6 +59,9 @@ void vm_vcpu_align_add_guest_event(struct vm_vcpu_align *align, unsigned int gue
 
 /* Whether anything was collected for `guest` as a guest, or any host data. */
 bool vm_vcpu_align_has_guest(const struct vm_vcpu_align *align, unsigned int guest);
+
+/* Frees what was added of guest `guest`: another method synchronizes it. */
+void vm_vcpu_align_forget_guest(struct vm_vcpu_align *align, unsigned int guest);
 bool vm_vcpu_align_has_host(const struct vm_vcpu_align *align);
 
 enum vm_vcpu_fit_status {

@@ -78,6 +78,7 @@ struct machine_info {
 	/* sync="vcpu" collection of the last sync pass (vcpu-collect.h). */
 	uint64_t vcpu_guest_events;       /* as a guest: events given to by_vcpu */
 	uint64_t vcpu_events_without_cpu; /* as a guest: events with no packet context cpu_id */
+	bool vcpu_unneeded;               /* as a guest: vmsync reaches it (vcpu-collect.c) */
 	struct vm_guest_mode_counts guest_modes; /* as the host: its entry/exit pairing */
 	int64_t host_pid;                 /* as a guest: its QEMU process on the host, -1 none */
 	struct onepass_machine *onepass;  /* one pass: its held messages (onepass.c) */

@@ -16,7 +16,19 @@ struct vcpu_collector {
 	struct event_decoder *decoder;
 	struct vm_processes *processes;
 	struct vm_guest_modes *modes;
+	/*
+	 * sync="auto": the guests that may still need the vCPU method. A
+	 * guest with a vmsync match with the reference gets vmsync's formula
+	 * (choose_results() tries it first): its events, and once no guest is
+	 * left the host's guest-mode intervals, are neither kept nor collected
+	 * any more. They grow with the trace (46 MiB at 4 M events).
+	 */
+	unsigned int needing;
+	bool host_dropped;
 };
+
+/* Guest events between two checks of whether a guest still needs the method. */
+#define NEED_CHECK_EVENTS 1024
 
 static bool allows_vcpu(enum correlate_sync_method method)
 {
@@ -32,8 +44,28 @@ static void zero_counts(struct correlate_iter *iter)
 
 		info->vcpu_guest_events = 0;
 		info->vcpu_events_without_cpu = 0;
+		info->vcpu_unneeded = false;
 		info->guest_modes = (struct vm_guest_mode_counts) { 0 };
 	}
+}
+
+/* The machines the vCPU method may synchronize: all but the host and the reference. */
+static bool may_use_vcpu(struct correlate_iter *iter, struct machine *machine)
+{
+	return machine->index < iter->sync_count && machine != iter->sync_host &&
+		machine->has_clock && !correlate_machine_info(iter, machine)->is_reference &&
+		!g_hash_table_contains(iter->comp->params.transforms, machine->name);
+}
+
+static unsigned int count_guests(struct correlate_iter *iter)
+{
+	unsigned int count = 0;
+
+	for (unsigned int i = 0; i < iter->sync_count; i++) {
+		count += may_use_vcpu(iter, machine_table_at(iter->machines, i));
+	}
+
+	return count;
 }
 
 void correlate_vcpu_start(struct correlate_iter *iter)
@@ -52,6 +84,7 @@ void correlate_vcpu_start(struct correlate_iter *iter)
 
 	collector = g_new0(struct vcpu_collector, 1);
 	collector->host = iter->sync_host->index;
+	collector->needing = count_guests(iter);
 	/* No comm or name is needed: the strings are not read. */
 	collector->decoder = event_decoder_create_without_strings();
 	collector->processes = vm_processes_create();
@@ -89,6 +122,38 @@ static void note_host_event(struct vcpu_collector *collector, const bt_message *
 	}
 }
 
+/*
+ * Whether `machine`, with sync="auto", has a vmsync match with the reference
+ * (the host), so that vmsync synchronizes it whatever the vCPU method finds.
+ */
+static bool vmsync_reaches(struct correlate_iter *iter, const struct machine *machine)
+{
+	struct machine *reference = correlate_reference_machine(iter);
+
+	return iter->comp->params.sync == CORRELATE_SYNC_AUTO && iter->by_vmsync &&
+		reference == iter->sync_host &&
+		vm_sync_has_matches(iter->by_vmsync, iter->sync_index[reference->index],
+			iter->sync_index[machine->index]);
+}
+
+static void drop_guest(struct correlate_iter *iter, struct vcpu_collector *collector,
+		struct machine *machine)
+{
+	correlate_machine_info(iter, machine)->vcpu_unneeded = true;
+	vm_vcpu_align_forget_guest(iter->by_vcpu, machine->index);
+	if (--collector->needing > 0) {
+		return;
+	}
+
+	/* No guest left for the method: the host's intervals go too. */
+	vm_guest_modes_destroy(collector->modes);
+	collector->modes = vm_guest_modes_create();
+	collector->host_dropped = true;
+	vm_log_bt(iter->log_level, BT_LOGGING_LEVEL_DEBUG, CORRELATE_LOG_TAG, iter->name,
+		"vCPU collection stopped: every guest has vmsync matches with the "
+		"reference `%s`.", machine_table_at(iter->machines, collector->host)->name);
+}
+
 void correlate_vcpu_note(struct correlate_iter *iter, const bt_message *msg,
 		const struct msg_time *time, struct stream_state *state)
 {
@@ -102,7 +167,20 @@ void correlate_vcpu_note(struct correlate_iter *iter, const bt_message *msg,
 	}
 
 	if (machine == iter->sync_host) {
-		note_host_event(collector, msg, time->ns);
+		if (!collector->host_dropped) {
+			note_host_event(collector, msg, time->ns);
+		}
+
+		return;
+	}
+
+	if (state->info->vcpu_unneeded) {
+		return;
+	}
+
+	if (state->info->vcpu_guest_events % NEED_CHECK_EVENTS == NEED_CHECK_EVENTS - 1 &&
+			may_use_vcpu(iter, machine) && vmsync_reaches(iter, machine)) {
+		drop_guest(iter, collector, machine);
 		return;
 	}
 
