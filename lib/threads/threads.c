@@ -406,6 +406,10 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 		threads->host_seen = true;
 		become_host(slot);
 		return;
+	case VM_EVENT_OTHER:
+		/* Its time only (above): the machines feed on nothing else. */
+		machine_slot(threads, ev->machine);
+		return;
 	default:
 		slot = machine_slot(threads, ev->machine);
 		if (slot->role != VM_THREADS_ROLE_HOST)

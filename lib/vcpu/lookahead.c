@@ -26,13 +26,14 @@ struct held_input *held_input_new(struct vm_vcpu_tracker *tracker)
 {
 	struct held_input *input;
 
-	if (tracker->spare_count == 0)
+	if (!tracker->spare)
 		return g_new0(struct held_input, 1);
 	/*
 	 * Not zeroed whole: the event and the changes are a few hundred bytes
 	 * that only has_event and change_count make readable.
 	 */
-	input = tracker->spare[--tracker->spare_count];
+	input = tracker->spare;
+	tracker->spare = input->next_spare;
 	input->seq = 0;
 	input->ts = 0;
 	input->cookie = NULL;
@@ -44,11 +45,13 @@ struct held_input *held_input_new(struct vm_vcpu_tracker *tracker)
 
 void held_input_release(struct vm_vcpu_tracker *tracker, struct held_input *input)
 {
-	if (input->more_changes || tracker->spare_count == SPARE_INPUTS) {
-		held_input_free(input);
-		return;
+	/* Rare (more than INLINE_CHANGES changes): the extra array goes. */
+	if (input->more_changes) {
+		g_array_free(input->more_changes, TRUE);
+		input->more_changes = NULL;
 	}
-	tracker->spare[tracker->spare_count++] = input;
+	input->next_spare = tracker->spare;
+	tracker->spare = input;
 }
 
 bool lookahead_holds(const struct vm_vcpu_tracker *tracker, uint64_t seq)

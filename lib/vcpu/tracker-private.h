@@ -40,6 +40,8 @@ struct held_input {
 	unsigned int change_count;
 	struct pending_change changes[INLINE_CHANGES];
 	GArray *more_changes;
+	/* In the tracker's list of spare inputs: the next one. */
+	struct held_input *next_spare;
 };
 
 static inline const struct pending_change *held_input_change(
@@ -188,9 +190,6 @@ struct owner_cache_entry {
 	int64_t owner;  /* -1: none */
 };
 
-/* Released inputs kept for reuse by a tracker. */
-#define SPARE_INPUTS 64
-
 struct vm_vcpu_tracker {
 	struct vm_model *model;
 	struct vm_vcpu_limits limits;
@@ -250,11 +249,13 @@ struct vm_vcpu_tracker {
 	/* vm_int64_pair(kind, machine) set of the warnings given. */
 	GHashTable *warned;
 	/*
-	 * Released inputs kept for reuse (at most SPARE_INPUTS), so that
-	 * holding an input costs no allocation in the steady state.
+	 * Released inputs kept for reuse, linked by next_spare: as many as the
+	 * look-ahead ever held at once. Its length swings by hundreds of
+	 * inputs (a switch-in's grace holds everything after it, then all
+	 * leave together): a pool of 64 freed the excess only to allocate it
+	 * again, a malloc and a free per input in the steady state.
 	 */
-	struct held_input *spare[SPARE_INPUTS];
-	unsigned int spare_count;
+	struct held_input *spare;
 };
 
 /* Something switch_in_barrier() (lookahead.c) depends on changed. */

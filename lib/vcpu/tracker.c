@@ -61,8 +61,10 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 		held_input_free(input);
 	}
 	vm_fifo_fini(&tracker->held);
-	while (tracker->spare_count > 0)
-		held_input_free(tracker->spare[--tracker->spare_count]);
+	while ((input = tracker->spare)) {
+		tracker->spare = input->next_spare;
+		held_input_free(input);
+	}
 	g_hash_table_destroy(tracker->recent_switch_ins);
 	g_hash_table_destroy(tracker->cpus);
 	g_hash_table_destroy(tracker->unmapped);

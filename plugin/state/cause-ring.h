@@ -24,6 +24,11 @@ struct input_cause {
 	 * default clock class (NULL if none) and no value.
 	 */
 	bool is_loss;
+	/*
+	 * A stream end: its stream is forgotten at its release (told at the
+	 * push, which knows the message's type: not asked again).
+	 */
+	bool is_stream_end;
 	const bt_stream *loss_stream;
 	/* Of the event; clock_class NULL if it has no clock or is not decoded. */
 	struct event_clock clock;

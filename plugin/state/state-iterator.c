@@ -46,6 +46,12 @@ struct state_iterator {
 	/* Losses given to the locator and not located yet. */
 	uint64_t losses_pending;
 	/*
+	 * The message being pushed to the locator (NULL between pushes) and
+	 * its type, which on_located() then need not ask again.
+	 */
+	const bt_message *pushing;
+	bt_message_type pushing_type;
+	/*
 	 * Some stream may lose events without telling when (its discarded
 	 * messages have no clock snapshots): its gaps are placed at the time
 	 * of the message before them, so every message's time is read.
@@ -172,7 +178,7 @@ static void on_release(void *user, void *cookie)
 		return;
 	note_input_time(it, msg);
 	/* Nothing refers to the stream any more: the gaps come before. */
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_END)
+	if (it->cause.is_stream_end)
 		loss_streams_forget(it->loss_streams,
 			bt_message_stream_end_borrow_stream_const(msg));
 	msg_ring_push(&it->output, msg);
@@ -658,11 +664,14 @@ static bool push_event(struct state_iterator *it, const bt_message *msg)
 }
 
 /* A message that is not an event. */
-static void push_other(struct state_iterator *it, const bt_message *msg)
+static void push_other(struct state_iterator *it, const bt_message *msg,
+		bt_message_type type)
 {
-	static const struct input_cause not_event;
+	struct input_cause cause = {
+		.is_stream_end = type == BT_MESSAGE_TYPE_STREAM_END,
+	};
 
-	cause_ring_push(&it->causes, &not_event);
+	cause_ring_push(&it->causes, &cause);
 	vm_vcpu_tracker_push(it->tracker, NULL, (void *) msg);
 }
 
@@ -686,9 +695,10 @@ static bool drop_earlier_state(struct state_iterator *it, const bt_message *msg,
 }
 
 /* Into the tracker, as the locator releases it. Takes the reference. */
-static bool analyze_message(struct state_iterator *it, const bt_message *msg)
+static bool analyze_message(struct state_iterator *it, const bt_message *msg,
+		bt_message_type type)
 {
-	switch (bt_message_get_type(msg)) {
+	switch (type) {
 	case BT_MESSAGE_TYPE_EVENT:
 		if (!push_event(it, msg)) {
 			bt_message_put_ref(msg);
@@ -697,10 +707,10 @@ static bool analyze_message(struct state_iterator *it, const bt_message *msg)
 		break;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 		machine_of_stream(it, bt_message_stream_beginning_borrow_stream_const(msg));
-		push_other(it, msg);
+		push_other(it, msg, type);
 		break;
 	default:
-		push_other(it, msg);
+		push_other(it, msg, type);
 		break;
 	}
 	return !it->failed;
@@ -716,7 +726,9 @@ static void on_located(void *cookie, void *data)
 		bt_message_put_ref(msg);
 		return;
 	}
-	if (!analyze_message(it, msg))
+	/* Most messages leave the locator within their own push. */
+	if (!analyze_message(it, msg, msg == it->pushing ? it->pushing_type :
+			bt_message_get_type(msg)))
 		it->failed = true;
 }
 
@@ -854,9 +866,12 @@ static bool push_message(struct state_iterator *it, const bt_message *msg)
 	else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING && loses_without_times(
 			bt_message_stream_beginning_borrow_stream_const(msg)))
 		it->times_always = true;
+	it->pushing = msg;
+	it->pushing_type = type;
 	vm_gap_locator_push(it->locator, loss_stream_key(stream),
 		locator_time(it, msg, type == BT_MESSAGE_TYPE_EVENT),
 		type == BT_MESSAGE_TYPE_EVENT, (void *) msg);
+	it->pushing = NULL;
 	return !it->failed;
 }
 

@@ -15,6 +15,8 @@ struct stream_info {
 	bool has_time;
 	int64_t last_ts;           /* time of its latest message that had one */
 	bool gap_seen;
+	/* The message callback's slot (stream_losses_message_cb). */
+	void *user;
 };
 
 #define INFO_CACHE_BITS 6
@@ -39,6 +41,7 @@ struct stream_losses {
 	 * taken only if the locator keeps it (`pushing_released` false).
 	 */
 	const bt_message *pushing;
+	struct stream_info *pushing_info;  /* NULL: of no stream */
 	bool pushing_has_ts;
 	int64_t pushing_ts;
 	bool pushing_released;
@@ -53,11 +56,12 @@ static void on_release(void *cookie, void *data)
 		/* Straight through: no reference of ours was taken. */
 		losses->pushing_released = true;
 		losses->message(msg, losses->pushing_has_ts ? &losses->pushing_ts : NULL,
+			losses->pushing_info ? &losses->pushing_info->user : NULL,
 			losses->data);
 		return;
 	}
 	if (!losses->closing)
-		losses->message(msg, NULL, losses->data);
+		losses->message(msg, NULL, NULL, losses->data);
 	bt_message_put_ref(msg);
 }
 
@@ -252,6 +256,7 @@ void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 	bool has_time;
 
 	losses->pushing = msg;
+	losses->pushing_info = info;
 	losses->pushing_released = false;
 	losses->pushing_has_ts = false;
 	if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||

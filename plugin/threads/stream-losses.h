@@ -28,10 +28,13 @@ struct stream_losses;
  * A message leaves, in input order; the callee borrows it. `ts` is its
  * default clock snapshot in ns from origin when already read (a message
  * that goes straight through), else NULL: reading it again costs more
- * than the rest of the pass-through.
+ * than the rest of the pass-through. `stream_data`, for such a message of
+ * a stream, is a slot of the callee's for that stream (NULL at first,
+ * kept while the stream is), else NULL: what the callee derives from the
+ * stream once, as its machine, costs no lookup of its own per message.
  */
 typedef void (*stream_losses_message_cb)(const bt_message *msg, const int64_t *ts,
-		void *data);
+		void **stream_data, void *data);
 
 /*
  * A located gap of `stream` (CPU `cpu`, VM_FIELD_MISSING if none known),

@@ -111,7 +111,8 @@ static bool open_output(struct threads_sink *sink)
 	return true;
 }
 
-static void handle_message(const bt_message *msg, const int64_t *ts, void *data);
+static void handle_message(const bt_message *msg, const int64_t *ts,
+		void **stream_data, void *data);
 static void handle_gap(const bt_stream *stream, int64_t cpu, const struct vm_gap *gap,
 		bool first, void *data);
 
@@ -258,6 +259,23 @@ static const struct machine *machine_of_stream(struct threads_sink *sink,
 	return machine;
 }
 
+/*
+ * The machine of an event's stream: looked up at its stream's first event,
+ * then kept in the stream's slot (`stream_data`, NULL when there is none).
+ */
+static const struct machine *event_machine(struct threads_sink *sink,
+		const bt_event *event, void **stream_data)
+{
+	const struct machine *machine;
+
+	if (stream_data && *stream_data)
+		return *stream_data;
+	machine = machine_of_stream(sink, bt_event_borrow_stream_const(event));
+	if (stream_data)
+		*stream_data = (void *) machine;
+	return machine;
+}
+
 static void warn_no_clock(struct threads_sink *sink)
 {
 	if (!sink->warned_no_clock)
@@ -290,7 +308,7 @@ static void handle_vcpu_state(struct threads_sink *sink, const bt_event *event,
  * locator's, when it had it).
  */
 static void handle_event(struct threads_sink *sink, const bt_message *msg,
-		const int64_t *ts)
+		const int64_t *ts, void **stream_data)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	struct vm_event ev = { .machine = 0 };
@@ -315,7 +333,7 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg,
 		handle_vcpu_state(sink, event, ev.ts);
 		return;
 	}
-	ev.machine = machine_of_stream(sink, bt_event_borrow_stream_const(event))->index;
+	ev.machine = event_machine(sink, event, stream_data)->index;
 	/* Kinds other than VM_EVENT_OTHER decode. */
 	if (vm_threads_needs_fields(sink->threads, ev.machine, ev.kind))
 		(void) event_decoder_decode_at(sink->decoder, event, ev.ts, &ev);
@@ -371,12 +389,13 @@ static void handle_gap(const bt_stream *stream, int64_t cpu, const struct vm_gap
 }
 
 /* A message that leaves the gap locator, in input order. */
-static void handle_message(const bt_message *msg, const int64_t *ts, void *data)
+static void handle_message(const bt_message *msg, const int64_t *ts,
+		void **stream_data, void *data)
 {
 	struct threads_sink *sink = data;
 
 	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT)
-		handle_event(sink, msg, ts);
+		handle_event(sink, msg, ts, stream_data);
 }
 
 /* The whole output is written: it replaces the file given by `path`. */
