@@ -29,17 +29,18 @@ def generate(name, args, base=None):
     out = os.path.join(base or vmtest.WORK_DIR, name)
     stamp_path = os.path.join(out, ".stamp")
     stamp = _stamp(args)
-    if os.path.exists(stamp_path):
-        with open(stamp_path) as f:
-            if f.read() == stamp:
-                return out
-    shutil.rmtree(out, ignore_errors=True)
-    cmd = [vmtest.WORKLOAD, "--out", out] + [str(a) for a in args]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if proc.returncode != 0:
-        vmtest.fail("%s failed (%d):\n%s" % (" ".join(cmd), proc.returncode, proc.stderr))
-    with open(stamp_path, "w") as f:
-        f.write(stamp)
+    with vmtest.cache_lock(out):
+        if os.path.exists(stamp_path):
+            with open(stamp_path) as f:
+                if f.read() == stamp:
+                    return out
+        shutil.rmtree(out, ignore_errors=True)
+        cmd = [vmtest.WORKLOAD, "--out", out] + [str(a) for a in args]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if proc.returncode != 0:
+            vmtest.fail("%s failed (%d):\n%s" % (" ".join(cmd), proc.returncode, proc.stderr))
+        with open(stamp_path, "w") as f:
+            f.write(stamp)
     return out
 
 

@@ -8,6 +8,8 @@ environment (see tests/integration/meson.build).
 Exit codes follow meson: 0 pass, 77 skip, anything else fails.
 """
 
+import contextlib
+import fcntl
 import os
 import shlex
 import subprocess
@@ -69,6 +71,35 @@ def under_valgrind():
     return bool(_wrapper())
 
 
+def small_inputs():
+    """Whether the heaviest generated workloads should be made smaller.
+
+    True under valgrind and in sanitized builds (meson sets VM_TEST_SMALL
+    there, tests/integration/meson.build): those runs look for memory errors
+    and undefined behaviour, which a smaller input of the same shape finds
+    on the same code paths at a fraction of the cost. The plain build
+    always runs the full sizes, so every result is still checked at full
+    size in one configuration."""
+    return under_valgrind() or os.environ.get("VM_TEST_SMALL", "") not in ("", "0")
+
+
+@contextlib.contextmanager
+def cache_lock(path):
+    """Holds an exclusive lock on the cache entry PATH (a file or directory
+    that may not exist yet) while the block runs.
+
+    Integration tests run in parallel and share cached traces (the stub
+    scenarios, generated workloads): the first test makes an entry while
+    the others wait, instead of deleting each other's half-written files."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path.rstrip("/") + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def _env():
     env = dict(os.environ)
     preload = os.environ.get("VM_BT_PRELOAD")
@@ -107,18 +138,18 @@ def stub_to_ctf(stub_path, out_dir=None):
         out_dir = os.path.join(WORK_DIR, "stub-ctf", rel[:-len(".stub")]
                                if rel.endswith(".stub") else rel)
     stamp = os.path.join(out_dir, ".stamp")
-    if os.path.exists(stamp) and os.path.getmtime(stamp) >= os.path.getmtime(stub_path):
-        return out_dir
-    subprocess.run(["rm", "-rf", out_dir], check=True)
-    os.makedirs(os.path.dirname(out_dir), exist_ok=True)
-    proc = subprocess.run(
-        [os.path.join(SOURCE_DIR, "tests", "tools", "stub2ctf"), stub_path, out_dir],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, VM_STUBGEN_PLUGIN_DIR=STUBGEN_PLUGIN_DIR))
-    if proc.returncode != 0:
-        fail("stub2ctf %s failed:\n%s" % (stub_path, proc.stderr[-20000:]))
-    with open(stamp, "w"):
-        pass
+    with cache_lock(out_dir):
+        if os.path.exists(stamp) and os.path.getmtime(stamp) >= os.path.getmtime(stub_path):
+            return out_dir
+        subprocess.run(["rm", "-rf", out_dir], check=True)
+        proc = subprocess.run(
+            [os.path.join(SOURCE_DIR, "tests", "tools", "stub2ctf"), stub_path, out_dir],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=dict(os.environ, VM_STUBGEN_PLUGIN_DIR=STUBGEN_PLUGIN_DIR))
+        if proc.returncode != 0:
+            fail("stub2ctf %s failed:\n%s" % (stub_path, proc.stderr[-20000:]))
+        with open(stamp, "w"):
+            pass
     return out_dir
 
 
