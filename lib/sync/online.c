@@ -84,11 +84,6 @@ long double vm_sync_online_width_at(const struct vm_sync_online *online, int64_t
 	return vm_sync_segments_open_width_at(online->windows, t);
 }
 
-unsigned int vm_sync_online_windows(const struct vm_sync_online *online)
-{
-	return vm_sync_segments_window_count(online->windows);
-}
-
 bool vm_sync_online_committed(const struct vm_sync_online *online)
 {
 	return online->committed;

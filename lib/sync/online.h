@@ -66,9 +66,6 @@ bool vm_sync_online_settled(const struct vm_sync_online *online, int64_t t, long
 /* That spread itself, in ns (infinite while no line is known). */
 long double vm_sync_online_width_at(const struct vm_sync_online *online, int64_t t);
 
-/* Windows of matches so far: it grows when the clock changed its rate. */
-unsigned int vm_sync_online_windows(const struct vm_sync_online *online);
-
 /* Whether a commit happened, and the horizon. */
 bool vm_sync_online_committed(const struct vm_sync_online *online);
 int64_t vm_sync_online_horizon(const struct vm_sync_online *online);

@@ -33,7 +33,6 @@ struct reorder_entry {
 	uint64_t seq;           /* tie-break: position in the stream */
 	const bt_message *msg;  /* owned reference */
 	bool own;               /* a message of correlate's own (already an output one) */
-	guint upstream;         /* one pass, held messages: the upstream it came from */
 	guint queue;            /* its stream's queue (reorder_queue_new()), 0: none */
 };
 

@@ -1,8 +1,11 @@
 """A python3-bt2 filter that forwards its upstream's messages and cannot
-seek: what filter.vm.correlate sees behind src.ctf.lttng-live. Import it
-after bt2 (the tests that use it skip without python3-bt2)."""
+seek: what filter.vm.correlate sees behind src.ctf.lttng-live; and the
+graph that puts it between src.ctf.fs and correlate. Import it after bt2
+(the tests that use it skip without python3-bt2)."""
 
 import bt2
+
+import vmtest
 
 
 class _ForwardIterator(bt2._UserMessageIterator):
@@ -20,3 +23,40 @@ class NoSeekForwarder(bt2._UserFilterComponent, message_iterator_class=_ForwardI
     def __init__(self, config, params, obj):
         self._add_input_port("in")
         self._add_output_port("out", "in")
+
+
+def vm_plugin():
+    for plugin in bt2.find_plugins_in_path(vmtest.PLUGIN_DIR):
+        if plugin.name == "vm":
+            return plugin
+    vmtest.fail("plugin vm not found in " + vmtest.PLUGIN_DIR)
+
+
+def free_port(component):
+    for port in component.input_ports.values():
+        if not port.is_connected:
+            return port
+    vmtest.fail("no free input port")
+
+
+def run_correlate(traces, params, forwarded, sink_class, obj):
+    """Runs src.ctf.fs (one per trace) -> filter.vm.correlate (PARAMS) ->
+    SINK_CLASS (given OBJ), with one NoSeekForwarder per source port when
+    FORWARDED."""
+    graph = bt2.Graph()
+    correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
+                                    "correlate", params)
+    fs = bt2.find_plugin("ctf").source_component_classes["fs"]
+    count = 0
+    for i, trace in enumerate(traces):
+        source = graph.add_component(fs, "src%d" % i, {"inputs": [trace]})
+        for port in source.output_ports.values():
+            if forwarded:
+                forwarder = graph.add_component(NoSeekForwarder, "fwd%d" % count)
+                graph.connect_ports(port, forwarder.input_ports["in"])
+                port = forwarder.output_ports["out"]
+            graph.connect_ports(port, free_port(correlate))
+            count += 1
+    sink = graph.add_component(sink_class, "sink", obj=obj)
+    graph.connect_ports(correlate.output_ports["out"], sink.input_ports["in"])
+    graph.run()

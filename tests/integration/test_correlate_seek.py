@@ -30,7 +30,7 @@ try:
 except ImportError:
     vmtest.skip("python3-bt2 is not installed")
 
-from noseek import NoSeekForwarder  # noqa: E402
+from noseek import free_port, run_correlate, vm_plugin  # noqa: E402
 
 
 def describe(msg):
@@ -63,20 +63,6 @@ class ReadTwice(bt2._UserSinkComponent):
         second = [describe(m) for m in self._iterator]
         self.reads.extend([first, second])
         raise bt2.Stop
-
-
-def vm_plugin():
-    for plugin in bt2.find_plugins_in_path(vmtest.PLUGIN_DIR):
-        if plugin.name == "vm":
-            return plugin
-    vmtest.fail("plugin vm not found in " + vmtest.PLUGIN_DIR)
-
-
-def free_port(component):
-    for port in component.input_ports.values():
-        if not port.is_connected:
-            return port
-    vmtest.fail("no free input port")
 
 
 def read_twice(traces, muxed):
@@ -146,24 +132,8 @@ class ReadOnce(bt2._UserSinkComponent):
 def read_direct(traces, params, forwarded):
     """describe() of correlate's output behind src.ctf.fs, or behind one
     NoSeekForwarder per source port."""
-    graph = bt2.Graph()
-    correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
-                                    "correlate", params)
-    fs = bt2.find_plugin("ctf").source_component_classes["fs"]
-    count = 0
-    for i, trace in enumerate(traces):
-        source = graph.add_component(fs, "src%d" % i, {"inputs": [trace]})
-        for port in source.output_ports.values():
-            if forwarded:
-                forwarder = graph.add_component(NoSeekForwarder, "fwd%d" % count)
-                graph.connect_ports(port, forwarder.input_ports["in"])
-                port = forwarder.output_ports["out"]
-            graph.connect_ports(port, free_port(correlate))
-            count += 1
     reads = []
-    sink = graph.add_component(ReadOnce, "sink", obj=reads)
-    graph.connect_ports(correlate.output_ports["out"], sink.input_ports["in"])
-    graph.run()
+    run_correlate(traces, params, forwarded, ReadOnce, reads)
     return reads
 
 

@@ -24,7 +24,7 @@ try:
 except ImportError:
     vmtest.skip("python3-bt2 is not installed")
 
-from noseek import NoSeekForwarder  # noqa: E402
+from noseek import run_correlate  # noqa: E402
 
 MEDIAN_NS = 1000
 MAX_NS = 10000
@@ -63,42 +63,12 @@ class Collect(bt2._UserSinkComponent):
                 msg.default_clock_snapshot.ns_from_origin)
 
 
-def vm_plugin():
-    for plugin in bt2.find_plugins_in_path(vmtest.PLUGIN_DIR):
-        if plugin.name == "vm":
-            return plugin
-    vmtest.fail("plugin vm not found in " + vmtest.PLUGIN_DIR)
-
-
 def output_times(traces, params, forwarded):
     """{hostname: [ns]} of correlate's output behind src.ctf.fs, or behind
     one NoSeekForwarder per source port."""
-    graph = bt2.Graph()
-    correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
-                                    "correlate", params)
-    fs = bt2.find_plugin("ctf").source_component_classes["fs"]
-    count = 0
-    for i, trace in enumerate(traces):
-        source = graph.add_component(fs, "src%d" % i, {"inputs": [trace]})
-        for port in source.output_ports.values():
-            if forwarded:
-                forwarder = graph.add_component(NoSeekForwarder, "fwd%d" % count)
-                graph.connect_ports(port, forwarder.input_ports["in"])
-                port = forwarder.output_ports["out"]
-            count += 1
-            graph.connect_ports(port, free_port(correlate))
     found = {}
-    sink = graph.add_component(Collect, "sink", obj=found)
-    graph.connect_ports(correlate.output_ports["out"], sink.input_ports["in"])
-    graph.run()
+    run_correlate(traces, params, forwarded, Collect, found)
     return found
-
-
-def free_port(component):
-    for port in component.input_ports.values():
-        if not port.is_connected:
-            return port
-    vmtest.fail("no free input port")
 
 
 def summaries(name, label, out, times):
