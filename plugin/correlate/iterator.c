@@ -258,7 +258,7 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	iter->reader = sync_event_reader_create();
 	iter->records = g_array_new(FALSE, FALSE, sizeof(struct sync_record));
 	iter->heads = g_array_new(FALSE, TRUE, sizeof(struct sync_head));
-	iter->reorder = reorder_create();
+	iter->reorder = reorder_create(mirror_parked_destroy);
 	iter->pending = g_array_new(FALSE, FALSE, sizeof(struct pending_message));
 	bt_self_message_iterator_set_data(self_msg_iter, iter);
 	/* The component of a filter's iterator is that filter (as the muxer does). */
@@ -285,8 +285,10 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	/*
 	 * Behind an upstream that cannot seek (src.ctf.lttng-live, say), with
 	 * sync-model="piecewise" and vmsync or TCP: the inputs are read once.
-	 * Otherwise the sync pass: today it is faster and lighter than one
-	 * pass (doc/sync.md), and exact over the whole trace.
+	 * Otherwise the sync pass: it sees the whole trace before the first
+	 * message leaves, which the vCPU method, paths through other machines
+	 * and a formula exact over the whole trace need; read once is a little
+	 * faster (doc/benchmarks.md) but has none of them yet (doc/sync.md).
 	 */
 	iter->onepass = !iter->can_seek && iter->comp->params.sync != CORRELATE_SYNC_NONE &&
 		correlate_onepass_wanted(iter);

@@ -290,6 +290,8 @@ bool correlate_end_sync_events(struct correlate_iter *iter);
 /* merge.c, for onepass.c */
 bool correlate_push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg,
 		const struct msg_time *time);
+bool correlate_push_parked(struct correlate_iter *iter, guint upstream_index,
+		struct mirror_parked *parked, const struct msg_time *time);
 struct machine *correlate_message_machine(struct correlate_iter *iter,
 		struct upstream_bound *bound, const bt_message *msg, const struct msg_time *time,
 		struct stream_state **state);

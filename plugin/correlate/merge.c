@@ -255,6 +255,7 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 	bool clocked = machine && machine->has_clock && (!state || state->has_clock);
 
 	entry->msg = msg;
+	entry->parked = NULL;
 	entry->own = false;
 	entry->has_time = false;
 	entry->stream_key = state ? state->sort_key : "";
@@ -335,6 +336,22 @@ bool correlate_push(struct correlate_iter *iter, guint upstream_index, const bt_
 		return false;
 	}
 
+	reorder_push(iter->reorder, &entry);
+	return true;
+}
+
+/* The same for a parked event (read once), which it then owns; false: the caller keeps it. */
+bool correlate_push_parked(struct correlate_iter *iter, guint upstream_index,
+		struct mirror_parked *parked, const struct msg_time *time)
+{
+	struct reorder_entry entry;
+
+	/* An event has a stream: its entry needs no message. */
+	if (!make_entry(iter, upstream_index, NULL, time, &entry)) {
+		return false;
+	}
+
+	entry.parked = parked;
 	reorder_push(iter->reorder, &entry);
 	return true;
 }
@@ -580,7 +597,12 @@ static void check_order(struct correlate_iter *iter, const struct reorder_entry 
 	}
 
 	if (iter->has_last_emitted && entry->time < iter->last_emitted) {
-		msg_time_get(entry->msg, &time);
+		if (entry->parked) {
+			time.stream = mirror_parked_stream(entry->parked);
+		} else {
+			msg_time_get(entry->msg, &time);
+		}
+
 		if (time.stream && machine_warn_once(
 				correlate_stream_state(iter, time.stream)->machine,
 				WARN_OUT_OF_ORDER)) {
@@ -609,6 +631,7 @@ static bt_message_iterator_class_next_method_status release(struct correlate_ite
 	int64_t time = entry->time;
 
 	bool own = entry->own;
+	struct mirror_parked *parked = entry->parked;
 
 	check_order(iter, entry);
 	msg = reorder_pop(iter->reorder);
@@ -618,9 +641,15 @@ static bt_message_iterator_class_next_method_status release(struct correlate_ite
 	}
 
 	/* Its time was converted once, for the order: the mirror stamps it. */
-	converted = has_time ? mirror_convert_at(iter->mirror, msg, time) :
-		mirror_convert(iter->mirror, msg);
-	bt_message_put_ref(msg);
+	if (parked) {
+		converted = mirror_convert_parked(iter->mirror, parked, has_time, time);
+		mirror_parked_destroy(parked);
+	} else {
+		converted = has_time ? mirror_convert_at(iter->mirror, msg, time) :
+			mirror_convert(iter->mirror, msg);
+		bt_message_put_ref(msg);
+	}
+
 	if (!converted) {
 		ITER_ERROR(iter, "Cannot re-create an upstream message on the output trace.");
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;

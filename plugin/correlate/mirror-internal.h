@@ -83,6 +83,12 @@ struct mirror {
 	GHashTable *field_classes;
 	/* Upstream clock class -> formula (NULL: no known machine). */
 	struct mirror_map formulas;
+	/*
+	 * Upstream event class -> struct mirror_park_plans, and the buffer a
+	 * record is written in (mirror-parked.c).
+	 */
+	struct mirror_map park_plans;
+	GByteArray *park_scratch;
 
 	/*
 	 * The last conversion: the component asks mirror_message_time() and
@@ -180,6 +186,13 @@ static inline bool mirror_take_known(struct mirror *mirror, uint64_t *value)
 
 struct mirror_stream *mirror_output_stream(struct mirror *mirror,
 		const bt_stream *in);
+
+/* mirror-messages.c: the mirror of `in`, the open packet of `stream` (opened if needed). */
+bt_packet *mirror_stream_packet(struct mirror *mirror, struct mirror_stream *stream,
+		const bt_packet *in);
+
+/* mirror-parked.c: frees a value of `park_plans`. */
+void mirror_park_plans_destroy(void *plans);
 
 /* mirror.c */
 

@@ -33,8 +33,7 @@ static bt_packet *open_output_packet(struct mirror *mirror,
 	return out;
 }
 
-/* The mirror of `in`, the open packet of `stream` (opened if needed). */
-static bt_packet *stream_packet(struct mirror *mirror, struct mirror_stream *stream,
+bt_packet *mirror_stream_packet(struct mirror *mirror, struct mirror_stream *stream,
 		const bt_packet *in)
 {
 	return stream->in_packet == in ? stream->out_packet :
@@ -56,7 +55,7 @@ static bt_packet *output_packet(struct mirror *mirror, const bt_packet *in,
 		*stream_out = stream;
 	}
 
-	return stream_packet(mirror, stream, in);
+	return mirror_stream_packet(mirror, stream, in);
 }
 
 /* With the plans of its event class: a field exists iff its class does. */
@@ -91,7 +90,7 @@ static bt_message *create_event_message(struct mirror *mirror,
 	}
 
 	if (out_stream->has_packets) {
-		out_packet = stream_packet(mirror, out_stream,
+		out_packet = mirror_stream_packet(mirror, out_stream,
 			bt_event_borrow_packet_const(in_event));
 		if (!out_packet) {
 			return NULL;

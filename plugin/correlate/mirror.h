@@ -73,6 +73,26 @@ bt_message *mirror_convert_at(struct mirror *mirror, const bt_message *in,
 bool mirror_message_time(struct mirror *mirror, const bt_message *in,
 		int64_t *ref_ns);
 
+/*
+ * An event message kept as a compact record while it waits (read once, the
+ * look-ahead): mirror-parked.c says why. mirror_park() copies what the
+ * mirror needs out of `in` (an event message; the caller keeps its
+ * reference, and may put it at once) and takes references to its stream and
+ * packet; `own_ns` is its own time, for error messages. NULL, with an error
+ * cause appended, on failure.
+ */
+struct mirror_parked;
+
+struct mirror_parked *mirror_park(struct mirror *mirror, const bt_message *in,
+		int64_t own_ns);
+
+/* The output event message of a parked event, at `ref_ns`; NULL with an error cause. */
+bt_message *mirror_convert_parked(struct mirror *mirror, const struct mirror_parked *parked,
+		bool has_time, int64_t ref_ns);
+
+const bt_stream *mirror_parked_stream(const struct mirror_parked *parked);
+void mirror_parked_destroy(struct mirror_parked *parked);
+
 /* The output clock class (the reference time base), borrowed. */
 bt_clock_class *mirror_borrow_clock_class(struct mirror *mirror);
 

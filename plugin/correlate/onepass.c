@@ -59,7 +59,8 @@
 /* A message held until its machine's map is fixed at its own time. */
 struct held_message {
 	int64_t time;              /* own clock (its stream's last time if it has none) */
-	const bt_message *msg;     /* owned reference */
+	const bt_message *msg;     /* owned reference; NULL for a parked event */
+	struct mirror_parked *parked; /* an event, as a record (owned) */
 	struct msg_time msg_time;  /* as read: the message is not touched again until it leaves */
 };
 
@@ -118,6 +119,7 @@ static void onepass_machine_destroy(struct onepass_machine *op)
 
 		while ((held = vm_fifo_pop(queue))) {
 			bt_message_put_ref(held->msg);
+			mirror_parked_destroy(held->parked);
 		}
 
 		vm_fifo_fini(queue);
@@ -329,6 +331,20 @@ static int64_t horizon_of(const struct onepass_machine *op)
 	return op->online ? vm_sync_online_horizon(op->online) : INT64_MAX;
 }
 
+/* Into the reorder buffer, which owns it then; freed when it fails. */
+static bool push_item(struct correlate_iter *iter, guint index, const bt_message *msg,
+		struct mirror_parked *parked, const struct msg_time *time)
+{
+	if (parked ? correlate_push_parked(iter, index, parked, time) :
+			correlate_push(iter, index, msg, time)) {
+		return true;
+	}
+
+	bt_message_put_ref(msg);
+	mirror_parked_destroy(parked);
+	return false;
+}
+
 /* The held messages up to the horizon go to the reorder buffer. */
 static bool release_waiting(struct correlate_iter *iter, struct onepass_machine *op)
 {
@@ -339,13 +355,11 @@ static bool release_waiting(struct correlate_iter *iter, struct onepass_machine 
 		const struct held_message *head;
 
 		while ((head = vm_fifo_peek(queue)) && head->time <= horizon) {
-			const bt_message *msg = head->msg;
-			struct msg_time time = head->msg_time;
+			struct held_message held = *head;
 
 			vm_fifo_pop(queue);
 			op->held_count--;
-			if (!correlate_push(iter, i, msg, &time)) {
-				bt_message_put_ref(msg);
+			if (!push_item(iter, i, held.msg, held.parked, &held.msg_time)) {
 				return false;
 			}
 		}
@@ -451,12 +465,14 @@ static bool advance_all(struct correlate_iter *iter)
 }
 
 static void hold(struct onepass_machine *op, guint index, const bt_message *msg,
-		const struct msg_time *time, const struct stream_state *state)
+		struct mirror_parked *parked, const struct msg_time *time,
+		const struct stream_state *state)
 {
 	struct held_message *held = vm_fifo_push(held_queue(op, index));
 
 	held->time = time->has_time ? time->ns : state ? state->last_own_ns : INT64_MIN;
 	held->msg = msg;
+	held->parked = parked;
 	held->msg_time = *time;
 	op->held_count++;
 }
@@ -476,9 +492,20 @@ bt_message_iterator_class_next_method_status correlate_onepass_take(
 	struct machine *machine = correlate_message_machine(iter, bound, msg, time, &state);
 	struct onepass_machine *op = onepass_of(iter, machine);
 	bool clocked = machine && machine->has_clock && (!state || state->has_clock);
+	struct mirror_parked *parked = NULL;
 
 	if (iter->sync_ready) {
 		correlate_sync_note(iter, index, msg, time);
+	}
+
+	if (time->type == BT_MESSAGE_TYPE_EVENT) {
+		/* It waits as a record: mirror-parked.c says why. */
+		parked = mirror_park(iter->mirror, msg, time->ns);
+		bt_message_put_ref(msg);
+		msg = NULL;
+		if (!parked) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
 	}
 
 	if (machine) {
@@ -499,9 +526,8 @@ bt_message_iterator_class_next_method_status correlate_onepass_take(
 	}
 
 	if (op && must_wait(op, index, time)) {
-		hold(op, index, msg, time, state);
-	} else if (!correlate_push(iter, index, msg, time)) {
-		bt_message_put_ref(msg);
+		hold(op, index, msg, parked, time, state);
+	} else if (!push_item(iter, index, msg, parked, time)) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 

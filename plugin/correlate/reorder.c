@@ -5,9 +5,11 @@
 
 #include "correlate/reorder.h"
 
-struct reorder *reorder_create(void)
+struct reorder *reorder_create(reorder_free_parked_fn free_parked)
 {
 	struct reorder *reorder = g_new0(struct reorder, 1);
+
+	reorder->free_parked = free_parked;
 
 	reorder->heap = g_array_sized_new(FALSE, FALSE, sizeof(struct reorder_entry), 256);
 	reorder->queues = g_array_new(FALSE, FALSE, sizeof(struct vm_fifo));
@@ -20,12 +22,20 @@ static struct vm_fifo *queue_at(struct reorder *reorder, guint queue)
 	return &g_array_index(reorder->queues, struct vm_fifo, queue - 1);
 }
 
+static void drop_entry(struct reorder *reorder, const struct reorder_entry *entry)
+{
+	bt_message_put_ref(entry->msg);
+	if (entry->parked) {
+		reorder->free_parked(entry->parked);
+	}
+}
+
 void reorder_clear(struct reorder *reorder)
 {
 	guint i;
 
 	for (i = 0; i < reorder->len; i++) {
-		bt_message_put_ref(g_array_index(reorder->heap, struct reorder_entry, i).msg);
+		drop_entry(reorder, &g_array_index(reorder->heap, struct reorder_entry, i));
 	}
 
 	for (i = 1; i <= reorder->queues->len; i++) {
@@ -33,7 +43,7 @@ void reorder_clear(struct reorder *reorder)
 		const struct reorder_entry *entry;
 
 		while ((entry = vm_fifo_pop(fifo))) {
-			bt_message_put_ref(entry->msg);
+			drop_entry(reorder, entry);
 		}
 	}
 

@@ -31,7 +31,8 @@ struct reorder_entry {
 	bool has_time;          /* else `time` only places it among its stream */
 	const char *stream_key; /* tie-break: the stream's sort key */
 	uint64_t seq;           /* tie-break: position in the stream */
-	const bt_message *msg;  /* owned reference */
+	const bt_message *msg;  /* owned reference; NULL when `parked` */
+	struct mirror_parked *parked; /* an event kept as a record (owned), or NULL */
 	bool own;               /* a message of correlate's own (already an output one) */
 	guint queue;            /* its stream's queue (reorder_queue_new()), 0: none */
 };
@@ -48,7 +49,13 @@ struct reorder_head {
 	guint queue;
 };
 
+struct mirror_parked;
+
+/* Frees an entry's parked event (the buffer knows nothing of the mirror). */
+typedef void (*reorder_free_parked_fn)(struct mirror_parked *parked);
+
 struct reorder {
+	reorder_free_parked_fn free_parked;
 	GArray *heap;    /* struct reorder_entry outside the queues */
 	guint len;
 	GArray *queues;  /* struct vm_fifo of struct reorder_entry: queue i + 1 */
@@ -58,9 +65,9 @@ struct reorder {
 	bool top_in_heap; /* the smallest entry is the heap's (else the first head's) */
 };
 
-struct reorder *reorder_create(void);
+struct reorder *reorder_create(reorder_free_parked_fn free_parked);
 
-/* Puts the references of the messages still inside. */
+/* Puts the references of the messages still inside (frees their parked events). */
 void reorder_destroy(struct reorder *reorder);
 void reorder_clear(struct reorder *reorder);
 
@@ -118,7 +125,10 @@ static inline const struct reorder_entry *reorder_peek(const struct reorder *reo
 			g_array_index(reorder->heads, struct reorder_head, 0).queue);
 }
 
-/* Removes the smallest entry; its message reference goes to the caller. */
+/*
+ * Removes the smallest entry; its message reference (NULL for a parked
+ * event) goes to the caller, and so does its parked event: peek first.
+ */
 const bt_message *reorder_pop(struct reorder *reorder);
 
 #endif /* VM_CORRELATE_REORDER_H */

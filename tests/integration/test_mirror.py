@@ -50,7 +50,7 @@ def without_times(lines):
     return [TIME_RE.sub("[TIME]", line) for line in lines]
 
 
-def details(source_args, offset=None, extra_paths=(), mux=True):
+def details(source_args, offset=None, extra_paths=(), mux=True, park=False):
     """sink.text.details output of source [-> muxer] [-> mirror].
 
     Without `mux`, the source must have a single output port: the old
@@ -64,7 +64,7 @@ def details(source_args, offset=None, extra_paths=(), mux=True):
         args += ["--connect", upstream + ":out"]
     else:
         args += ["-c", "mirror:filter.vmtest.mirror",
-                 "-p", "offset-ns=%d" % offset,
+                 "-p", "offset-ns=%d,park=%s" % (offset, "true" if park else "false"),
                  "--connect", upstream + ":mirror", "--connect", "mirror:out"]
     paths = [MIRRORTEST_DIR] + list(extra_paths)
     wrap = offset is not None
@@ -102,6 +102,11 @@ def check_source(name, source_args, extra_paths=(), mux=True):
             name, first_difference(upstream, same)))
 
     shifted = run(1000)
+    # Read once, correlate parks events as records while they wait.
+    parked = normalize(details(source_args, 1000, extra_paths, mux, park=True))
+    if parked != shifted:
+        vmtest.fail("%s: parked events print differently, %s" % (
+            name, first_difference(shifted, parked)))
     if without_times(shifted) != without_times(upstream):
         vmtest.fail("%s: offset-ns=1000 changed more than times, %s" % (
             name, first_difference(without_times(upstream), without_times(shifted))))
@@ -181,6 +186,13 @@ def check_kinds():
     if upstream != mirrored:
         vmtest.fail("kinds with option paths: sink.text.pretty differs, %s" %
                     first_difference(upstream.splitlines(), mirrored.splitlines()))
+    parked = vmtest.babeltrace2(
+        args + ["-c", "mirror:filter.vmtest.mirror", "-p", "park=true",
+                "--connect", "src:mirror", "--connect", "mirror:out"],
+        plugin_paths=paths).stdout
+    if upstream != parked:
+        vmtest.fail("kinds with option paths, parked: sink.text.pretty differs, %s" %
+                    first_difference(upstream.splitlines(), parked.splitlines()))
     print("kinds with option paths: %d lines mirrored" % len(upstream.splitlines()))
 
 

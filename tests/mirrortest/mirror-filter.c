@@ -3,6 +3,8 @@
  * message goes through mirror_convert() with t + offset-ns as the formula
  * of every clock class. It also checks, on every message, that
  * mirror_message_time() announces the time the converted message carries.
+ * With park=true, events go through mirror_park() and
+ * mirror_convert_parked() instead (what correlate does when it reads once).
  */
 
 #include <inttypes.h>
@@ -17,6 +19,7 @@ struct mirror_filter {
 	struct vm_sync_map map;
 	/* Clock class name that gets no formula (tests the error path), or NULL. */
 	gchar *no_formula_for;
+	bool park;
 };
 
 struct mirror_filter_iter {
@@ -77,6 +80,25 @@ static bool read_no_formula_for(bt_self_component *self_comp,
 	return true;
 }
 
+static bool read_park(bt_self_component *self_comp, const bt_value *params, bool *park)
+{
+	const bt_value *value = bt_value_map_borrow_entry_value_const(params, "park");
+
+	*park = false;
+	if (!value) {
+		return true;
+	}
+
+	if (!bt_value_is_bool(value)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"Parameter `park` must be a boolean.");
+		return false;
+	}
+
+	*park = bt_value_bool_get(value);
+	return true;
+}
+
 bt_component_class_initialize_method_status mirror_filter_initialize(
 		bt_self_component_filter *self_comp_filter,
 		bt_self_component_filter_configuration *config,
@@ -90,7 +112,8 @@ bt_component_class_initialize_method_status mirror_filter_initialize(
 	(void) config;
 	(void) init_data;
 	if (!read_offset(self_comp, params, &offset) ||
-			!read_no_formula_for(self_comp, params, &filter->no_formula_for)) {
+			!read_no_formula_for(self_comp, params, &filter->no_formula_for) ||
+			!read_park(self_comp, params, &filter->park)) {
 		g_free(filter);
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
@@ -295,6 +318,25 @@ static bool check_announced_time(struct mirror_filter_iter *iter,
 	return true;
 }
 
+/* An event as correlate converts it when it reads once: parked, then converted. */
+static bt_message *convert_parked(struct mirror_filter_iter *iter, const bt_message *in)
+{
+	int64_t time = 0;
+	bool has_time = mirror_message_time(iter->mirror, in, &time);
+	struct mirror_parked *parked = mirror_park(iter->mirror, in, 0);
+	bt_message *out = parked ?
+		mirror_convert_parked(iter->mirror, parked, has_time, time) : NULL;
+
+	mirror_parked_destroy(parked);
+	return out;
+}
+
+static bt_message *convert(struct mirror_filter_iter *iter, const bt_message *in)
+{
+	return iter->filter->park && bt_message_get_type(in) == BT_MESSAGE_TYPE_EVENT ?
+		convert_parked(iter, in) : mirror_convert(iter->mirror, in);
+}
+
 static bt_message_iterator_class_next_method_status fill_pending(
 		struct mirror_filter_iter *iter, bt_self_message_iterator *self_msg_iter)
 {
@@ -340,7 +382,7 @@ bt_message_iterator_class_next_method_status mirror_filter_iterator_next(
 
 	while (produced < capacity && !g_queue_is_empty(iter->pending)) {
 		const bt_message *in = g_queue_pop_head(iter->pending);
-		bt_message *out = mirror_convert(iter->mirror, in);
+		bt_message *out = convert(iter, in);
 		bool ok = out && check_announced_time(iter, self_msg_iter, in, out);
 
 		bt_message_put_ref(in);

@@ -61,7 +61,7 @@ static void pop_expect_smallest(struct reorder *reorder)
 /* Random pushes and pops; `back` in 1000: entries whose time goes back. */
 static void run_random(unsigned int seed, int back, int own)
 {
-	struct reorder *reorder = reorder_create();
+	struct reorder *reorder = reorder_create(NULL);
 	guint queues[STREAMS];
 	int64_t last[STREAMS] = { 0 };
 	uint64_t seq[STREAMS] = { 0 };
@@ -124,7 +124,7 @@ END_TEST
 
 START_TEST(queues_are_forgotten_only_when_empty)
 {
-	struct reorder *reorder = reorder_create();
+	struct reorder *reorder = reorder_create(NULL);
 	guint queue = reorder_queue_new(reorder);
 
 	inside = g_array_new(FALSE, FALSE, sizeof(struct reorder_entry));
