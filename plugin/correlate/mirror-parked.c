@@ -562,7 +562,7 @@ static bt_message *create_unparked_message(struct mirror *mirror,
 	bt_packet *packet = NULL;
 
 	if (stream->has_clock && (!has_time || ref_ns < 0)) {
-		MIRROR_ERROR(mirror, "Time %" PRId64 " ns of an event of machine stream `%s` "
+		MIRROR_ERROR(mirror, "Time %" PRId64 " ns of an event of stream `%s` "
 			"maps to %" PRId64 " ns, out of the output clock's range (0 to %" PRId64
 			" ns from the Unix epoch): that formula is wrong for this trace.",
 			parked->own_ns, bt_stream_get_name(parked->stream) ?
