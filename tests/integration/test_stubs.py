@@ -278,7 +278,8 @@ def check_stub(stub_path, out_dir=None):
     """Converts one stub and checks the trace; returns its event count."""
     where = os.path.relpath(stub_path, vmtest.SOURCE_DIR)
     stub = stubfile.parse(stub_path)
-    # The source alone, under VM_BT_WRAPPER (valgrind) or the sanitizers.
+    # The source alone, under the sanitizers (a test tool: valgrind is kept
+    # for runs of the product, vmtest.runs_product_code()).
     vmtest.babeltrace2(["run", "--component=stub:source.vmstub.stub",
                         "--params=path=\"%s\"" % stub_path,
                         "--component=dummy:sink.utils.dummy", "--connect=stub:dummy"],
