@@ -60,3 +60,31 @@ def run_correlate(traces, params, forwarded, sink_class, obj):
     sink = graph.add_component(sink_class, "sink", obj=obj)
     graph.connect_ports(correlate.output_ports["out"], sink.input_ports["in"])
     graph.run()
+
+
+def run_chain(traces, chain, forwarded):
+    """Runs src.ctf.fs (one per trace) -> the vm plugin's components of
+    CHAIN, [(kind, name, params)] with kind "filter" or "sink" (the last one
+    a sink, the first one taking every source port), with one
+    NoSeekForwarder per source port when FORWARDED."""
+    graph = bt2.Graph()
+    plugin = vm_plugin()
+    components = []
+    for index, (kind, name, params) in enumerate(chain):
+        classes = (plugin.filter_component_classes if kind == "filter"
+                   else plugin.sink_component_classes)
+        components.append(graph.add_component(classes[name], "%s%d" % (name, index), params))
+    fs = bt2.find_plugin("ctf").source_component_classes["fs"]
+    count = 0
+    for i, trace in enumerate(traces):
+        source = graph.add_component(fs, "src%d" % i, {"inputs": [trace]})
+        for port in source.output_ports.values():
+            if forwarded:
+                forwarder = graph.add_component(NoSeekForwarder, "fwd%d" % count)
+                graph.connect_ports(port, forwarder.input_ports["in"])
+                port = forwarder.output_ports["out"]
+            graph.connect_ports(port, free_port(components[0]))
+            count += 1
+    for upstream, downstream in zip(components, components[1:]):
+        graph.connect_ports(upstream.output_ports["out"], free_port(downstream))
+    graph.run()
