@@ -41,7 +41,7 @@ static bool names_kvm_entry(const char *name)
 		strcmp(name, "kvm_x86_entry") == 0);
 }
 
-/* Notes, once per stream class, whether it declares KVM entry events. */
+/* Notes, once per stream class, whether it declares KVM entry or sync events. */
 static void note_stream_class(struct correlate_iter *iter,
 		const bt_stream_class *stream_class, struct machine_info *info)
 {
@@ -53,10 +53,13 @@ static void note_stream_class(struct correlate_iter *iter,
 
 	g_hash_table_add(iter->stream_classes_seen, (gpointer) stream_class);
 	for (i = 0; i < bt_stream_class_get_event_class_count(stream_class); i++) {
-		if (names_kvm_entry(bt_event_class_get_name(
-				bt_stream_class_borrow_event_class_by_index_const(
-					stream_class, i)))) {
+		const char *name = bt_event_class_get_name(
+			bt_stream_class_borrow_event_class_by_index_const(stream_class, i));
+
+		if (names_kvm_entry(name)) {
 			info->declares_kvm = true;
+		} else if (sync_event_name_is_message(name)) {
+			info->declares_sync = true;
 		}
 	}
 }

@@ -75,6 +75,7 @@ struct machine_info {
 	int64_t first_ns;                 /* own clock, seen in the sync pass */
 	int64_t last_ns;
 	bool declares_kvm;                /* its stream classes have KVM entries */
+	bool declares_sync;               /* ... vmsync or TCP events (sync-events.h) */
 	/* sync="vcpu" collection of the last sync pass (vcpu-collect.h). */
 	uint64_t vcpu_guest_events;       /* as a guest: events given to by_vcpu */
 	uint64_t vcpu_events_without_cpu; /* as a guest: events with no packet context cpu_id */

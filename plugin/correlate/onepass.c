@@ -11,9 +11,12 @@
  * - its first formula waits for FIRST_MATCHES matches each way, with the
  *   best line known at its first message about as well as at the horizon
  *   (else it waits for more, up to SETTLE_MAX_NS); a budget of held
- *   messages or of trace time ends the wait (FIRST_WAIT_*) with what it
- *   has, and an input read whole gives exactly the linear result (Trace
- *   Compass's pair does);
+ *   messages or of trace time since its first event ends the wait
+ *   (FIRST_WAIT_*) with what it has, and an input read whole gives exactly
+ *   the linear result (Trace Compass's pair does: its first matches come
+ *   14 s and 120,000 messages after its first events); a machine that
+ *   cannot be paired at all (it or the reference declares no vmsync or TCP
+ *   event) does not wait;
  * - then its map is fixed up to `look-ahead-ns` behind the frontier, at
  *   every COMMIT_STEP_NS of it, and what waits up to there leaves for the
  *   reorder buffer: the messages are held for the look-ahead only.
@@ -49,10 +52,13 @@
 #define SETTLE_MAX_NS INT64_C(1000000000)
 /*
  * Budgets of the wait for the first formula: held messages (all machines,
- * the reorder buffer's too: memory) and trace time.
+ * the reorder buffer's too: memory, about 170 bytes each for kernel
+ * events parked as records) and trace time since the machine's first
+ * event. Until it has a formula, nothing of the machine's can be put on
+ * the reference's time: the wait only ends early when memory says so.
  */
 #define FIRST_WAIT_NS (INT64_C(30) * 1000000000)
-#define FIRST_WAIT_MESSAGES 65536
+#define FIRST_WAIT_MESSAGES (1 << 20)
 /* The maps are fixed every millisecond of the frontier. */
 #define COMMIT_STEP_NS INT64_C(1000000)
 
@@ -73,6 +79,8 @@ struct onepass_machine {
 	bool has_read;
 	int64_t first_read;              /* own times of its timed messages read */
 	int64_t last_read;
+	bool has_event;
+	int64_t first_event;             /* own time of its first event read */
 	unsigned int announced;          /* segments told as vm:sync events */
 };
 
@@ -237,12 +245,30 @@ static guint held_in_all(struct correlate_iter *iter)
 	return count;
 }
 
+/*
+ * Whether vmsync or TCP messages may ever pair the machine with the
+ * reference: both declare such events (live sources declare the event
+ * classes they will send, in the metadata before the events).
+ */
+static bool may_pair(struct correlate_iter *iter, const struct onepass_machine *op)
+{
+	struct machine *reference = correlate_reference_machine(iter);
+
+	return reference && correlate_machine_info(iter, op->machine)->declares_sync &&
+		correlate_machine_info(iter, reference)->declares_sync;
+}
+
 static bool first_formula_due(struct correlate_iter *iter, const struct onepass_machine *op,
 		int64_t frontier)
 {
 	const char *method;
 	struct vm_sync_online *online = candidate(iter, op, &method);
-	int64_t waited = op->has_read ? frontier - op->first_read : 0;
+	int64_t waited = op->has_event ? frontier - op->first_event : 0;
+
+	if (!online && !may_pair(iter, op)) {
+		/* Waiting would hold its messages for nothing. */
+		return true;
+	}
 
 	if (online && vm_sync_online_fewest_each_way(online) >= FIRST_MATCHES) {
 		/*
@@ -269,30 +295,50 @@ static const char *reference_name(struct correlate_iter *iter)
 	return reference ? reference->name : "(none)";
 }
 
-static void warn_unsynchronized(struct correlate_iter *iter, struct machine *machine)
+/* Why read once found no pair: what was missing, as a clause of the warning. */
+static char *unpaired_reason(struct correlate_iter *iter, const struct onepass_machine *op,
+		const char *protocols)
+{
+	struct machine *reference = correlate_reference_machine(iter);
+
+	if (!correlate_machine_info(iter, op->machine)->declares_sync) {
+		return g_strdup_printf("its trace declares no vmsync or TCP event");
+	}
+
+	if (reference && !correlate_machine_info(iter, reference)->declares_sync) {
+		return g_strdup_printf("the reference's trace declares no vmsync or TCP event");
+	}
+
+	return g_strdup_printf("no %s message matched between them in the %" PRId64
+		" s after its first event, or while %d messages waited", protocols,
+		FIRST_WAIT_NS / 1000000000, FIRST_WAIT_MESSAGES);
+}
+
+static void warn_unsynchronized(struct correlate_iter *iter, const struct onepass_machine *op)
 {
 	enum correlate_sync_method method = iter->comp->params.sync;
+	struct machine *machine = op->machine;
+	char *reason;
 
 	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
 		return;
 	}
 
+	reason = unpaired_reason(iter, op, method == CORRELATE_SYNC_VMSYNC ? "vmsync" :
+		method == CORRELATE_SYNC_TCP ? "TCP" : "vmsync or TCP");
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s` has no synchronization pair with the reference `%s` "
-		"(sync=\"%s\", inputs read once: no %s message matched between them "
-		"in its first %" PRId64 " s or %d messages): its times stay on its own "
+		"(sync=\"%s\", inputs read once: %s): its times stay on its own "
 		"clock (vm_sync_quality `absent`). %s, or pass "
 		"transforms={%s={slope=S,offset-ns=O}}.", machine->name,
-		reference_name(iter), correlate_sync_method_name(method),
-		method == CORRELATE_SYNC_VMSYNC ? "vmsync" :
-			method == CORRELATE_SYNC_TCP ? "TCP" : "vmsync or TCP",
-		FIRST_WAIT_NS / 1000000000, FIRST_WAIT_MESSAGES,
+		reference_name(iter), correlate_sync_method_name(method), reason,
 		method == CORRELATE_SYNC_VMSYNC ? "Trace the vmsync events on both machines "
 			"(or pass sync=\"auto\" to use the other methods too)" :
 		method == CORRELATE_SYNC_TCP ? "Trace the TCP events on both machines (or "
 			"pass sync=\"auto\" to use the other methods too)" :
 		"Trace the vmsync or TCP events on both machines, pass sync=\"vcpu\" with "
 			"inputs that can seek", machine->name);
+	g_free(reason);
 }
 
 /* The first formula: the best line, fixed up to `horizon`. */
@@ -307,7 +353,7 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 	op->decided = true;
 	iter->bound_valid = false;
 	if (!online) {
-		warn_unsynchronized(iter, op->machine);
+		warn_unsynchronized(iter, op);
 		return;
 	}
 
@@ -538,6 +584,10 @@ bt_message_iterator_class_next_method_status correlate_onepass_take(
 		}
 
 		op->last_read = time->ns > op->last_read ? time->ns : op->last_read;
+		if (!op->has_event && time->type == BT_MESSAGE_TYPE_EVENT) {
+			op->first_event = time->ns;
+			op->has_event = true;
+		}
 	}
 
 	return advance_all(iter) ? BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK :

@@ -196,6 +196,20 @@ static void find_key_paths(const bt_field_class *fc, const char *const keys[KEY_
 	}
 }
 
+bool sync_event_name_is_message(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; name && i < G_N_ELEMENTS(name_rules); i++) {
+		if (strcmp(name, name_rules[i].name) == 0) {
+			return name_rules[i].kind == CLASS_VMSYNC ||
+				name_rules[i].kind == CLASS_TCP;
+		}
+	}
+
+	return false;
+}
+
 static struct class_info *classify(const bt_event_class *event_class)
 {
 	struct class_info *info = g_new0(struct class_info, 1);

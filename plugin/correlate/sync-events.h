@@ -41,6 +41,12 @@ void sync_event_reader_destroy(struct sync_event_reader *reader);
  * or a message event that lacks its key fields is SYNC_EVENT_NONE;
  * `*missing_fields` then tells the latter case, so the caller can warn.
  */
+/*
+ * Whether events of that name can be vmsync or TCP messages (they may still
+ * lack their key fields): a machine that declares none can never be paired.
+ */
+bool sync_event_name_is_message(const char *name);
+
 enum sync_event_kind sync_event_read(struct sync_event_reader *reader,
 		const bt_event *event, struct sync_message *out, bool *missing_fields);
 

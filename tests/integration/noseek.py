@@ -39,13 +39,14 @@ def free_port(component):
     vmtest.fail("no free input port")
 
 
-def run_correlate(traces, params, forwarded, sink_class, obj):
-    """Runs src.ctf.fs (one per trace) -> filter.vm.correlate (PARAMS) ->
-    SINK_CLASS (given OBJ), with one NoSeekForwarder per source port when
-    FORWARDED."""
+def run_correlate(traces, params, forwarded, sink_class, obj,
+                  logging_level=bt2.LoggingLevel.NONE):
+    """Runs src.ctf.fs (one per trace) -> filter.vm.correlate (PARAMS, its
+    log at LOGGING_LEVEL) -> SINK_CLASS (given OBJ), with one
+    NoSeekForwarder per source port when FORWARDED."""
     graph = bt2.Graph()
     correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
-                                    "correlate", params)
+                                    "correlate", params, logging_level=logging_level)
     fs = bt2.find_plugin("ctf").source_component_classes["fs"]
     count = 0
     for i, trace in enumerate(traces):

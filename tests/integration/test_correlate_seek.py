@@ -12,9 +12,16 @@
   message iterator initialization fails and says to pass
   sync-model="piecewise" or `transforms`; with `sync="none"` the inputs are
   read once.
+- Trace Compass's real TCP pair (../shared, when present), whose first
+  matches come 14 s after its first events: read once, it gives exactly
+  what it gives behind src.ctf.fs (SPEC: a trace that fits one line gets
+  the linear result).
+- Read once, a machine that nothing can pair with the reference (no vmsync
+  or TCP event declared) is not held: the warning says why.
 """
 
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -129,11 +136,11 @@ class ReadOnce(bt2._UserSinkComponent):
         raise bt2.Stop
 
 
-def read_direct(traces, params, forwarded):
+def read_direct(traces, params, forwarded, logging_level=bt2.LoggingLevel.NONE):
     """describe() of correlate's output behind src.ctf.fs, or behind one
     NoSeekForwarder per source port."""
     reads = []
-    run_correlate(traces, params, forwarded, ReadOnce, reads)
+    run_correlate(traces, params, forwarded, ReadOnce, reads, logging_level)
     return reads
 
 
@@ -176,7 +183,39 @@ def check_unseekable():
     print("upstream that cannot seek: read once with sync=\"none\"")
 
 
+def check_real_pair():
+    base = vmtest.shared_dir()
+    pair = os.path.join(base, "traces", "tc-synctraces") if base else None
+    if not pair or not os.path.isdir(pair):
+        print("../shared/traces/tc-synctraces absent: the real pair read once not checked")
+        return
+    traces = [os.path.join(pair, name) for name in sorted(os.listdir(pair))]
+    seekable = read_direct(traces, {}, False)
+    forwarded = read_direct(traces, {}, True)
+    if forwarded != seekable or not seekable:
+        vmtest.fail("tc-synctraces read once: %d messages, %d behind src.ctf.fs, or "
+                    "other times" % (len(forwarded), len(seekable)))
+    print("tc-synctraces read once: the same %d messages as behind src.ctf.fs"
+          % len(seekable))
+
+
+def check_unpairable():
+    """Read once in a child process, whose log this one reads."""
+    traces = [vmtest.scenario("containers")["host"], vmtest.scenario("tcp-exchange")["client"]]
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--read-once"] + traces,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    text = " ".join(proc.stderr.split())
+    if proc.returncode != 0 or "no synchronization pair" not in text or \
+            "declares no vmsync or TCP event" not in text:
+        vmtest.fail("read once, a machine without any sync event: exit %d, and not the "
+                    "warning that says so:\n%s" % (proc.returncode, proc.stderr[-5000:]))
+    print("read once, a machine without any sync event: warned at once")
+
+
 def main():
+    if sys.argv[1:2] == ["--read-once"]:
+        read_direct(sys.argv[2:], {}, True, bt2.LoggingLevel.WARNING)
+        return
     traces = list(vmtest.scenario("drifting-guest").values())
     for muxed in (False, True):
         form = "convert" if muxed else "direct"
@@ -191,6 +230,8 @@ def main():
               % (form, len(first)))
     check_forwarded(traces)
     check_unseekable()
+    check_real_pair()
+    check_unpairable()
 
 
 main()
