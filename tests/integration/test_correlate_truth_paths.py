@@ -180,6 +180,7 @@ def report(label, errors):
 
 
 def main():
+    vmtest.skip_under_valgrind("python3-bt2 graphs in its own process")
     out = truthdata.generate("correlate-truth-paths", WORKLOAD_ARGS)
     traces = truthdata.ctf_traces(out)
     runs = [("sync=auto, muxer first", report("sync=auto, muxer first",

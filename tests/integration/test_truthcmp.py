@@ -260,6 +260,7 @@ def check_large(d):
 
 
 def main():
+    vmtest.skip_under_valgrind("the truth comparison only")
     d = tempfile.mkdtemp(prefix="test-truthcmp-")
     try:
         check_identical(d)

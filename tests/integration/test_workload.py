@@ -547,6 +547,7 @@ def check_bad_options(base):
 
 
 def main():
+    vmtest.skip_under_valgrind("the workload generator only")
     if not os.path.exists(vmtest.WORKLOAD):
         vmtest.fail("no generator at " + vmtest.WORKLOAD)
     base = os.path.join(vmtest.WORK_DIR, "workload")

@@ -165,6 +165,7 @@ def check_bad_options():
 
 
 def main():
+    vmtest.skip_under_valgrind("the workload generator only")
     check_bad_options()
     plain = truthdata.generate("workload-losses-plain", BASE)
     lossy = truthdata.generate("workload-losses", LOSSY)

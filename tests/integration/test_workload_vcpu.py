@@ -317,6 +317,7 @@ def check_basic(base):
 
 
 def main():
+    vmtest.skip_under_valgrind("the workload generator only")
     if not os.path.exists(vmtest.WORKLOAD):
         vmtest.fail("no generator at " + vmtest.WORKLOAD)
     base = os.path.join(vmtest.WORK_DIR, "workload-vcpu")

@@ -71,6 +71,15 @@ def under_valgrind():
     return bool(_wrapper())
 
 
+def skip_under_valgrind(why):
+    """Skips a test that has no run of the plugin valgrind could check (WHY:
+    its graphs are built in Python in its own process, or it runs no plugin
+    at all): under --setup=valgrind it would only repeat the plain run."""
+    if under_valgrind():
+        skip("nothing of it runs under valgrind (%s): the plain and sanitized runs "
+             "check it" % why)
+
+
 def small_inputs():
     """Whether the heaviest generated workloads should be made smaller.
 
