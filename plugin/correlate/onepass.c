@@ -246,16 +246,25 @@ static guint held_in_all(struct correlate_iter *iter)
 }
 
 /*
- * Whether vmsync or TCP messages may ever pair the machine with the
- * reference: both declare such events (live sources declare the event
- * classes they will send, in the metadata before the events).
+ * Which of the machine and the reference declares no vmsync or TCP event,
+ * as the warning names it; NULL when both do, so that such messages may
+ * pair them some day (live sources declare the event classes they will
+ * send, in the metadata before the events).
  */
-static bool may_pair(struct correlate_iter *iter, const struct onepass_machine *op)
+static const char *trace_without_sync(struct correlate_iter *iter,
+		const struct onepass_machine *op)
 {
 	struct machine *reference = correlate_reference_machine(iter);
 
-	return reference && correlate_machine_info(iter, op->machine)->declares_sync &&
-		correlate_machine_info(iter, reference)->declares_sync;
+	if (!correlate_machine_info(iter, op->machine)->declares_sync) {
+		return "its trace";
+	}
+
+	if (!reference || !correlate_machine_info(iter, reference)->declares_sync) {
+		return "the reference's trace";
+	}
+
+	return NULL;
 }
 
 static bool first_formula_due(struct correlate_iter *iter, const struct onepass_machine *op,
@@ -265,7 +274,7 @@ static bool first_formula_due(struct correlate_iter *iter, const struct onepass_
 	struct vm_sync_online *online = candidate(iter, op, &method);
 	int64_t waited = op->has_event ? frontier - op->first_event : 0;
 
-	if (!online && !may_pair(iter, op)) {
+	if (!online && trace_without_sync(iter, op)) {
 		/* Waiting would hold its messages for nothing. */
 		return true;
 	}
@@ -295,37 +304,24 @@ static const char *reference_name(struct correlate_iter *iter)
 	return reference ? reference->name : "(none)";
 }
 
-/* Why read once found no pair: what was missing, as a clause of the warning. */
-static char *unpaired_reason(struct correlate_iter *iter, const struct onepass_machine *op,
-		const char *protocols)
-{
-	struct machine *reference = correlate_reference_machine(iter);
-
-	if (!correlate_machine_info(iter, op->machine)->declares_sync) {
-		return g_strdup_printf("its trace declares no vmsync or TCP event");
-	}
-
-	if (reference && !correlate_machine_info(iter, reference)->declares_sync) {
-		return g_strdup_printf("the reference's trace declares no vmsync or TCP event");
-	}
-
-	return g_strdup_printf("no %s message matched between them in the %" PRId64
-		" s after its first event, or while %d messages waited", protocols,
-		FIRST_WAIT_NS / 1000000000, FIRST_WAIT_MESSAGES);
-}
-
 static void warn_unsynchronized(struct correlate_iter *iter, const struct onepass_machine *op)
 {
 	enum correlate_sync_method method = iter->comp->params.sync;
 	struct machine *machine = op->machine;
+	const char *without = trace_without_sync(iter, op);
 	char *reason;
 
 	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
 		return;
 	}
 
-	reason = unpaired_reason(iter, op, method == CORRELATE_SYNC_VMSYNC ? "vmsync" :
-		method == CORRELATE_SYNC_TCP ? "TCP" : "vmsync or TCP");
+	/* What was missing, as a clause of the warning. */
+	reason = without ? g_strdup_printf("%s declares no vmsync or TCP event", without) :
+		g_strdup_printf("no %s message matched between them in the %" PRId64
+			" s after its first event, or while %d messages waited",
+			method == CORRELATE_SYNC_VMSYNC ? "vmsync" :
+				method == CORRELATE_SYNC_TCP ? "TCP" : "vmsync or TCP",
+			FIRST_WAIT_NS / 1000000000, FIRST_WAIT_MESSAGES);
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s` has no synchronization pair with the reference `%s` "
 		"(sync=\"%s\", inputs read once: %s): its times stay on its own "

@@ -196,18 +196,25 @@ static void find_key_paths(const bt_field_class *fc, const char *const keys[KEY_
 	}
 }
 
-bool sync_event_name_is_message(const char *name)
+/* The rule of an event class name, NULL when none applies. */
+static const struct name_rule *rule_of(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; name && i < G_N_ELEMENTS(name_rules); i++) {
 		if (strcmp(name, name_rules[i].name) == 0) {
-			return name_rules[i].kind == CLASS_VMSYNC ||
-				name_rules[i].kind == CLASS_TCP;
+			return &name_rules[i];
 		}
 	}
 
-	return false;
+	return NULL;
+}
+
+bool sync_event_name_is_message(const char *name)
+{
+	const struct name_rule *rule = rule_of(name);
+
+	return rule && (rule->kind == CLASS_VMSYNC || rule->kind == CLASS_TCP);
 }
 
 static struct class_info *classify(const bt_event_class *event_class)
@@ -217,16 +224,12 @@ static struct class_info *classify(const bt_event_class *event_class)
 	const bt_field_class *payload =
 		bt_event_class_borrow_payload_field_class_const(event_class);
 	struct field_path current = { 0 };
-	unsigned int i;
+	const struct name_rule *rule = rule_of(name);
 
-	info->kind = CLASS_OTHER;
-	for (i = 0; name && i < G_N_ELEMENTS(name_rules); i++) {
-		if (strcmp(name, name_rules[i].name) == 0) {
-			info->kind = name_rules[i].kind;
-			info->role = name_rules[i].role;
-			info->direction = name_rules[i].direction;
-			break;
-		}
+	info->kind = rule ? rule->kind : CLASS_OTHER;
+	if (rule) {
+		info->role = rule->role;
+		info->direction = rule->direction;
 	}
 
 	if (!payload || (info->kind != CLASS_VMSYNC && info->kind != CLASS_TCP)) {

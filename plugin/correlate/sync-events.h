@@ -36,17 +36,17 @@ struct sync_event_reader *sync_event_reader_create(void);
 void sync_event_reader_destroy(struct sync_event_reader *reader);
 
 /*
- * What `event` is. For SYNC_EVENT_MESSAGE, `out` holds its protocol, key
- * and role. A TCP event whose packet is not TCP (another variant option)
- * or a message event that lacks its key fields is SYNC_EVENT_NONE;
- * `*missing_fields` then tells the latter case, so the caller can warn.
- */
-/*
  * Whether events of that name can be vmsync or TCP messages (they may still
  * lack their key fields): a machine that declares none can never be paired.
  */
 bool sync_event_name_is_message(const char *name);
 
+/*
+ * What `event` is. For SYNC_EVENT_MESSAGE, `out` holds its protocol, key
+ * and role. A TCP event whose packet is not TCP (another variant option)
+ * or a message event that lacks its key fields is SYNC_EVENT_NONE;
+ * `*missing_fields` then tells the latter case, so the caller can warn.
+ */
 enum sync_event_kind sync_event_read(struct sync_event_reader *reader,
 		const bt_event *event, struct sync_message *out, bool *missing_fields);
 

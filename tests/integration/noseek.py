@@ -39,14 +39,9 @@ def free_port(component):
     vmtest.fail("no free input port")
 
 
-def run_correlate(traces, params, forwarded, sink_class, obj,
-                  logging_level=bt2.LoggingLevel.NONE):
-    """Runs src.ctf.fs (one per trace) -> filter.vm.correlate (PARAMS, its
-    log at LOGGING_LEVEL) -> SINK_CLASS (given OBJ), with one
-    NoSeekForwarder per source port when FORWARDED."""
-    graph = bt2.Graph()
-    correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
-                                    "correlate", params, logging_level=logging_level)
+def connect_sources(graph, traces, target, forwarded):
+    """Adds src.ctf.fs (one per trace) and connects each of its ports to a
+    free input port of TARGET, through a NoSeekForwarder when FORWARDED."""
     fs = bt2.find_plugin("ctf").source_component_classes["fs"]
     count = 0
     for i, trace in enumerate(traces):
@@ -56,8 +51,19 @@ def run_correlate(traces, params, forwarded, sink_class, obj,
                 forwarder = graph.add_component(NoSeekForwarder, "fwd%d" % count)
                 graph.connect_ports(port, forwarder.input_ports["in"])
                 port = forwarder.output_ports["out"]
-            graph.connect_ports(port, free_port(correlate))
+            graph.connect_ports(port, free_port(target))
             count += 1
+
+
+def run_correlate(traces, params, forwarded, sink_class, obj,
+                  logging_level=bt2.LoggingLevel.NONE):
+    """Runs src.ctf.fs (one per trace) -> filter.vm.correlate (PARAMS, its
+    log at LOGGING_LEVEL) -> SINK_CLASS (given OBJ), with one
+    NoSeekForwarder per source port when FORWARDED."""
+    graph = bt2.Graph()
+    correlate = graph.add_component(vm_plugin().filter_component_classes["correlate"],
+                                    "correlate", params, logging_level=logging_level)
+    connect_sources(graph, traces, correlate, forwarded)
     sink = graph.add_component(sink_class, "sink", obj=obj)
     graph.connect_ports(correlate.output_ports["out"], sink.input_ports["in"])
     graph.run()
@@ -75,17 +81,7 @@ def run_chain(traces, chain, forwarded):
         classes = (plugin.filter_component_classes if kind == "filter"
                    else plugin.sink_component_classes)
         components.append(graph.add_component(classes[name], "%s%d" % (name, index), params))
-    fs = bt2.find_plugin("ctf").source_component_classes["fs"]
-    count = 0
-    for i, trace in enumerate(traces):
-        source = graph.add_component(fs, "src%d" % i, {"inputs": [trace]})
-        for port in source.output_ports.values():
-            if forwarded:
-                forwarder = graph.add_component(NoSeekForwarder, "fwd%d" % count)
-                graph.connect_ports(port, forwarder.input_ports["in"])
-                port = forwarder.output_ports["out"]
-            graph.connect_ports(port, free_port(components[0]))
-            count += 1
+    connect_sources(graph, traces, components[0], forwarded)
     for upstream, downstream in zip(components, components[1:]):
         graph.connect_ports(upstream.output_ports["out"], free_port(downstream))
     graph.run()

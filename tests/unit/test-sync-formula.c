@@ -146,6 +146,7 @@ START_TEST(fast_path_matches_binary128)
 {
 	uint64_t state = 42;
 	unsigned int i;
+	int64_t expected, got, prepared_got;
 
 	for (i = 0; i < 200000; i++) {
 		struct vm_sync_formula f;
@@ -171,13 +172,14 @@ START_TEST(fast_path_matches_binary128)
 		}
 		/* Check is called on a mismatch only (see check_same()). */
 		vm_sync_formula_prepare(&f, &prepared);
-		if (vm_sync_formula_apply(&f, t) != reference_apply(&f, t) ||
-				vm_sync_prepared_apply(&prepared, t) != reference_apply(&f, t)) {
+		expected = reference_apply(&f, t);
+		got = vm_sync_formula_apply(&f, t);
+		prepared_got = vm_sync_prepared_apply(&prepared, t);
+		if (got != expected || prepared_got != expected) {
 			ck_abort_msg("formula %u (slope %.21Lg, offset %.21Lg) at %" G_GINT64_FORMAT
 				": %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " prepared, "
 				"binary128 gives %" G_GINT64_FORMAT, i, f.slope, f.offset_ns, t,
-				vm_sync_formula_apply(&f, t), vm_sync_prepared_apply(&prepared, t),
-				reference_apply(&f, t));
+				got, prepared_got, expected);
 		}
 	}
 }
