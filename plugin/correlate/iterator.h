@@ -71,6 +71,7 @@ struct machine_info {
 	const char *role;                 /* "host", "guest" or "unknown" */
 	bool is_reference;
 	uint64_t kvm_entries;             /* seen in the sync pass */
+	uint64_t kvm_entries_ahead;       /* read once: seen before the host was chosen (host-ahead.c) */
 	bool has_span;                    /* first_ns and last_ns are set */
 	int64_t first_ns;                 /* own clock, seen in the sync pass */
 	int64_t last_ns;
@@ -102,6 +103,7 @@ struct upstream_bound {
 	bool ended;
 	bool primed;           /* it delivered a timed message */
 	int64_t input_ns;      /* time of its last timed message, own clock */
+	int64_t ahead_ns;      /* the same, while reading ahead for the host (host-ahead.c) */
 	int64_t lower_bound;   /* no future message converts below this */
 	uint64_t machines;     /* machines it carries (bit per machine index) */
 	const bt_stream *cached_stream;         /* its last stream, and */
@@ -195,6 +197,11 @@ struct correlate_iter {
 	int64_t records_min_ts;   /* one pass: the earliest of `records` */
 	int64_t onepass_frontier; /* one pass: every upstream was read up to it (own clocks) */
 	int64_t onepass_step;     /* one pass: the last commit step reached */
+	/* One pass: reading ahead to count KVM entries before choosing the host (host-ahead.c). */
+	bool host_ahead_started;
+	bool host_ahead_done;
+	bool host_ahead_has_start;
+	int64_t host_ahead_start;  /* the earliest own time read */
 
 	/* Merge pass. */
 	GArray *pending;          /* struct pending_message, before machines are final */
@@ -288,7 +295,11 @@ bool correlate_announce_segment(struct correlate_iter *iter, struct machine *mac
 		const struct vm_sync_segment *segment);
 bool correlate_end_sync_events(struct correlate_iter *iter);
 
-/* merge.c, for onepass.c */
+/* merge.c, for onepass.c and host-ahead.c */
+enum upstream_status correlate_pull(struct correlate_iter *iter, guint index,
+		const bt_message **msg, struct msg_time *time);
+bt_message_iterator_class_next_method_status correlate_status_of(struct correlate_iter *iter,
+		enum upstream_status status, guint index);
 bool correlate_push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg,
 		const struct msg_time *time);
 bool correlate_push_parked(struct correlate_iter *iter, guint upstream_index,
@@ -309,6 +320,14 @@ bt_message_iterator_class_next_method_status correlate_start_sync_pass(
  * forget everything (a seek).
  */
 bool correlate_onepass_wanted(const struct correlate_iter *iter);
+
+/*
+ * host-ahead.c: read once, when several machines declare KVM entries,
+ * reads on (into `pending`) until the entries counted tell the host, or a
+ * budget is spent. Called again after AGAIN; OK once done.
+ */
+bt_message_iterator_class_next_method_status correlate_read_ahead_for_host(
+		struct correlate_iter *iter);
 bool correlate_onepass_start(struct correlate_iter *iter);
 bt_message_iterator_class_next_method_status correlate_onepass_take(
 		struct correlate_iter *iter, guint index, const bt_message *msg,

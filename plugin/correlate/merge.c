@@ -414,7 +414,7 @@ static void warn_repaired(struct correlate_iter *iter, const bt_message *msg)
 	}
 }
 
-static enum upstream_status pull(struct correlate_iter *iter, guint index,
+enum upstream_status correlate_pull(struct correlate_iter *iter, guint index,
 		const bt_message **msg, struct msg_time *time)
 {
 	struct upstream *upstream = &g_array_index(iter->upstreams, struct upstream, index);
@@ -429,7 +429,7 @@ static enum upstream_status pull(struct correlate_iter *iter, guint index,
 	return status;
 }
 
-static bt_message_iterator_class_next_method_status status_of(struct correlate_iter *iter,
+bt_message_iterator_class_next_method_status correlate_status_of(struct correlate_iter *iter,
 		enum upstream_status status, guint index)
 {
 	switch (status) {
@@ -456,7 +456,7 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 			struct msg_time time;
 			struct stream_state *state;
 			struct pending_message pending = { .upstream = i };
-			enum upstream_status status = pull(iter, i, &msg, &time);
+			enum upstream_status status = correlate_pull(iter, i, &msg, &time);
 
 			if (status == UPSTREAM_END) {
 				bound->ended = true;
@@ -464,7 +464,7 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 			}
 
 			if (status != UPSTREAM_OK) {
-				return status_of(iter, status, i);
+				return correlate_status_of(iter, status, i);
 			}
 
 			pending.msg = msg;
@@ -539,6 +539,10 @@ static bt_message_iterator_class_next_method_status settle_machines(
 {
 	bt_message_iterator_class_next_method_status status = prime(iter);
 	guint i;
+
+	if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK && iter->onepass) {
+		status = correlate_read_ahead_for_host(iter);
+	}
 
 	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
 		return status;
@@ -693,7 +697,7 @@ static bt_message_iterator_class_next_method_status onepass_step(struct correlat
 		return correlate_onepass_finish(iter, &pushed);
 	}
 
-	upstream_status = pull(iter, (guint) index, &msg, &time);
+	upstream_status = correlate_pull(iter, (guint) index, &msg, &time);
 	switch (upstream_status) {
 	case UPSTREAM_OK:
 		return correlate_onepass_take(iter, (guint) index, msg, &time);
@@ -702,7 +706,7 @@ static bt_message_iterator_class_next_method_status onepass_step(struct correlat
 		iter->bound_valid = false;
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	default:
-		return status_of(iter, upstream_status, (guint) index);
+		return correlate_status_of(iter, upstream_status, (guint) index);
 	}
 }
 
@@ -781,7 +785,7 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		}
 
 		index = (guint) iter->limiting;
-		upstream_status = pull(iter, index, &msg, &time);
+		upstream_status = correlate_pull(iter, index, &msg, &time);
 		if (upstream_status == UPSTREAM_OK) {
 			if (!correlate_push(iter, index, msg, &time)) {
 				bt_message_put_ref(msg);
@@ -794,7 +798,7 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 		} else if (upstream_status == UPSTREAM_AGAIN && *count > 0) {
 			break;
 		} else {
-			return fail(status_of(iter, upstream_status, index), msgs, count);
+			return fail(correlate_status_of(iter, upstream_status, index), msgs, count);
 		}
 	}
 

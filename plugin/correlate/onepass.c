@@ -203,6 +203,17 @@ void correlate_onepass_reset(struct correlate_iter *iter)
 		vm_sync_map_set_formula(&info->map, &(struct vm_sync_formula) { 1.0L, 0.0L });
 	}
 
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		if (info) {
+			info->kvm_entries_ahead = 0;
+		}
+	}
+
+	iter->host_ahead_started = false;
+	iter->host_ahead_done = false;
+	iter->host_ahead_has_start = false;
 	iter->onepass_started = false;
 	iter->onepass_finished = false;
 	correlate_sync_pass_reset(iter);

@@ -106,8 +106,11 @@ static uint64_t host_evidence(struct correlate_iter *iter, struct machine *machi
 		return info->kvm_entries;
 	}
 
-	/* One pass: the event classes are all there is to go by. */
-	return info->declares_kvm ? 1 : 0;
+	/*
+	 * One pass: the event classes, and the entries counted when several
+	 * machines declare them (host-ahead.c).
+	 */
+	return info->declares_kvm ? 1 + info->kvm_entries_ahead : 0;
 }
 
 /*

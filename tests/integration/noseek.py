@@ -69,18 +69,20 @@ def run_correlate(traces, params, forwarded, sink_class, obj,
     graph.run()
 
 
-def run_chain(traces, chain, forwarded):
+def run_chain(traces, chain, forwarded, logging_level=bt2.LoggingLevel.NONE):
     """Runs src.ctf.fs (one per trace) -> the vm plugin's components of
     CHAIN, [(kind, name, params)] with kind "filter" or "sink" (the last one
     a sink, the first one taking every source port), with one
-    NoSeekForwarder per source port when FORWARDED."""
+    NoSeekForwarder per source port when FORWARDED; the components log at
+    LOGGING_LEVEL."""
     graph = bt2.Graph()
     plugin = vm_plugin()
     components = []
     for index, (kind, name, params) in enumerate(chain):
         classes = (plugin.filter_component_classes if kind == "filter"
                    else plugin.sink_component_classes)
-        components.append(graph.add_component(classes[name], "%s%d" % (name, index), params))
+        components.append(graph.add_component(classes[name], "%s%d" % (name, index), params,
+                                              logging_level=logging_level))
     connect_sources(graph, traces, components[0], forwarded)
     for upstream, downstream in zip(components, components[1:]):
         graph.connect_ports(upstream.output_ports["out"], free_port(downstream))

@@ -73,5 +73,10 @@ bool wl_emit_guest_switch(wl_sim *sim, wl_vcpu *vcpu, const wl_guest_thread *pre
 
 	wl_loss_decided(sim, DECIDE_GUEST_SWITCH, vcpu->guest->index, vcpu->id, recorded,
 			prev ? prev->tid : 0, next ? next->tid : 0, 0);
+	if (vcpu->guest->kvm_entries_left > 0) {
+		/* A nested VM's vCPU 0 enters guest mode: the guest's own business. */
+		vcpu->guest->kvm_entries_left--;
+		wl_guest_emit(sim, vcpu, sim->kvm_entry_name, "vcpu_id=%d", 0);
+	}
 	return recorded;
 }

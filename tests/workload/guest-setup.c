@@ -140,6 +140,7 @@ bool wl_guest_setup(wl_sim *sim, int index)
 	wl_rng_uuid(&sim->rng, guest->clock_uuid, sizeof(guest->clock_uuid));
 	guest->vm_uid = wl_rng_next(&sim->rng);
 	guest->vmsync_cnt = (uint32_t)wl_rng_range(&sim->rng, 0, 1000) * 2;
+	guest->kvm_entries_left = sim->opt.guest_kvm_entries;
 	guest->vcpus = g_ptr_array_new_with_free_func(free_vcpu);
 	guest->threads = g_ptr_array_new_with_free_func(free_guest_thread);
 	g_queue_init(&guest->work);

@@ -153,6 +153,7 @@ typedef struct wl_guest {
 	int max_threads; /* live at once */
 	int max_forks; /* in the whole run: bounds the thread list */
 	uint64_t tick_period_ns; /* --guest-activity=rich */
+	int kvm_entries_left; /* --guest-kvm-entries */
 } wl_guest;
 
 typedef struct wl_sim {

@@ -38,6 +38,7 @@ typedef struct raw_options {
 	char *loss_ms;
 	gint64 slew_ppm;
 	char *slew_period;
+	gint64 guest_kvm_entries;
 } raw_options;
 
 /* Beyond this a trace is more gaps than events. */
@@ -96,6 +97,7 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 		{ "loss-ms", 0, 0, G_OPTION_ARG_STRING, &raw->loss_ms, "Length of a loss, ms (default 0.1:2)", "MIN:MAX" },
 		{ "slew-ppm", 0, 0, G_OPTION_ARG_INT64, &raw->slew_ppm, "Guest clock frequency steps, ppm, 0 = none (default 0)", "S" },
 		{ "slew-period-ms", 0, 0, G_OPTION_ARG_STRING, &raw->slew_period, "Lengths of the guest clock frequency segments (default 2000:6000)", "MIN:MAX" },
+		{ "guest-kvm-entries", 0, 0, G_OPTION_ARG_INT64, &raw->guest_kvm_entries, "KVM entries in each guest's trace, after its first context switches (a guest that runs a nested VM; default 0)", "K" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *context = g_option_context_new("- simulated KVM host and guests, as stub traces with ground truth");
@@ -151,7 +153,8 @@ static bool check_raw(const raw_options *raw)
 	       in_range("latency-ns", raw->latency_ns, 0, 1000 * NS_PER_MS) &&
 	       in_range("vmsync-period-ms", raw->vmsync_ms, 0, MAX_DURATION_MS) &&
 	       in_range("tcp-period-ms", raw->tcp_ms, 0, MAX_DURATION_MS) &&
-	       in_range("slew-ppm", raw->slew_ppm, 0, MAX_DRIFT_PPM);
+	       in_range("slew-ppm", raw->slew_ppm, 0, MAX_DRIFT_PPM) &&
+	       in_range("guest-kvm-entries", raw->guest_kvm_entries, 0, G_MAXINT32);
 }
 
 /* --slew-period-ms MIN:MAX, 1 <= MIN <= MAX, in ms. */
@@ -194,6 +197,7 @@ static void fill(wl_options *opt, raw_options *raw, bool duration_given)
 	opt->rich_guests = !raw->guest_activity || strcmp(raw->guest_activity, "rich") == 0;
 	opt->loss_rate = raw->loss_rate;
 	opt->slew_ppm = raw->slew_ppm;
+	opt->guest_kvm_entries = (int)raw->guest_kvm_entries;
 }
 
 bool wl_options_parse(wl_options *opt, int argc, char **argv)

@@ -38,6 +38,11 @@ typedef struct wl_options {
 	 * guest-clock.h. */
 	int64_t slew_ppm;
 	uint64_t slew_min_ns, slew_max_ns;
+	/* --guest-kvm-entries: each guest's first context switches are each
+	 * followed by a KVM entry of a nested VM, as many as this: its trace
+	 * declares the KVM events too, which the host's does. They change no
+	 * state of the truth (a guest's KVM events are not the host's). */
+	int guest_kvm_entries;
 } wl_options;
 
 /* Parses argv; on bad options prints why on stderr and returns false. */
