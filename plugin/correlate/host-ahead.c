@@ -13,9 +13,8 @@
  */
 
 #include <inttypes.h>
-#include <string.h>
-
 #include "correlate/iterator.h"
+#include "correlate/sync-events.h"
 
 /* A lead this large (and twice the runner-up's count) decides at once. */
 #define HOST_LEAD_ENTRIES 256
@@ -25,15 +24,9 @@
 
 static bool is_kvm_entry(const bt_message *msg, const struct msg_time *time)
 {
-	const char *name;
-
-	if (time->type != BT_MESSAGE_TYPE_EVENT) {
-		return false;
-	}
-
-	name = bt_event_class_get_name(bt_event_borrow_class_const(
-		bt_message_event_borrow_event_const(msg)));
-	return name && (strcmp(name, "kvm_entry") == 0 || strcmp(name, "kvm_x86_entry") == 0);
+	return time->type == BT_MESSAGE_TYPE_EVENT &&
+		sync_event_name_is_kvm_entry(bt_event_class_get_name(bt_event_borrow_class_const(
+			bt_message_event_borrow_event_const(msg))));
 }
 
 /* Machines whose streams declare KVM entries; the read-ahead is for two or more. */

@@ -35,12 +35,6 @@ static void machine_info_destroy(gpointer data)
 	g_free(info);
 }
 
-static bool names_kvm_entry(const char *name)
-{
-	return name && (strcmp(name, "kvm_entry") == 0 ||
-		strcmp(name, "kvm_x86_entry") == 0);
-}
-
 /* Notes, once per stream class, whether it declares KVM entry or sync events. */
 static void note_stream_class(struct correlate_iter *iter,
 		const bt_stream_class *stream_class, struct machine_info *info)
@@ -56,7 +50,7 @@ static void note_stream_class(struct correlate_iter *iter,
 		const char *name = bt_event_class_get_name(
 			bt_stream_class_borrow_event_class_by_index_const(stream_class, i));
 
-		if (names_kvm_entry(name)) {
+		if (sync_event_name_is_kvm_entry(name)) {
 			info->declares_kvm = true;
 		} else if (sync_event_name_is_message(name)) {
 			info->declares_sync = true;

@@ -210,6 +210,13 @@ static const struct name_rule *rule_of(const char *name)
 	return NULL;
 }
 
+bool sync_event_name_is_kvm_entry(const char *name)
+{
+	const struct name_rule *rule = rule_of(name);
+
+	return rule && rule->kind == CLASS_KVM_ENTRY;
+}
+
 bool sync_event_name_is_message(const char *name)
 {
 	const struct name_rule *rule = rule_of(name);

@@ -41,6 +41,9 @@ void sync_event_reader_destroy(struct sync_event_reader *reader);
  */
 bool sync_event_name_is_message(const char *name);
 
+/* Whether an event class of this name is a KVM entry (host evidence). */
+bool sync_event_name_is_kvm_entry(const char *name);
+
 /*
  * What `event` is. For SYNC_EVENT_MESSAGE, `out` holds its protocol, key
  * and role. A TCP event whose packet is not TCP (another variant option)
