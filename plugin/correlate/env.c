@@ -193,7 +193,7 @@ void correlate_log_summary(struct correlate_iter *iter)
 
 	if (reference && all_transforms->len > 0 && !iter->summary_has_segments) {
 		CORRELATE_LOGI(iter->log_level, iter->name,
-			"To skip the synchronization pass next time, pass: "
+			"To skip the synchronization next time, pass: "
 			"reference=\"%s\",transforms={%s}", reference, all_transforms->str);
 	}
 

@@ -280,14 +280,16 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 		can_seek_forward);
 
 	/*
-	 * Behind an upstream that cannot seek (src.ctf.lttng-live, say), with
-	 * sync-model="piecewise" and vmsync or TCP: the inputs are read once.
-	 * Otherwise the sync pass: it sees the whole trace before the first
-	 * message leaves, which the vCPU method, paths through other machines
-	 * and a formula exact over the whole trace need; read once is a little
-	 * faster (doc/benchmarks.md) but has none of them yet (doc/sync.md).
+	 * With sync-model="piecewise" and vmsync or TCP (sync="auto" too),
+	 * the inputs are read once (onepass.c), whether they can seek or not:
+	 * one decode, and the same output behind src.ctf.lttng-live as behind
+	 * src.ctf.fs. When a machine then finds no direct pair with the
+	 * reference (the vCPU method, a path through another machine), inputs
+	 * that can seek are read again by the sync pass, which sees the whole
+	 * trace first. sync="vcpu" and sync-model="linear" take the sync pass
+	 * from the start.
 	 */
-	iter->onepass = !iter->can_seek && iter->comp->params.sync != CORRELATE_SYNC_NONE &&
+	iter->onepass = iter->comp->params.sync != CORRELATE_SYNC_NONE &&
 		correlate_onepass_wanted(iter);
 	iter->phase = wants_sync_pass(&iter->comp->params) && !iter->onepass ?
 		PHASE_SYNC_PASS : PHASE_MERGE;

@@ -168,6 +168,13 @@ struct correlate_iter {
 	bool onepass;
 	bool onepass_started;
 	bool onepass_finished;
+	/*
+	 * Read once, a machine found no direct pair with the reference
+	 * while nothing had left yet and the inputs can seek: the sync pass
+	 * takes over (onepass.c says when).
+	 */
+	bool onepass_fallback;
+	bool onepass_released;    /* a message left since one pass began */
 	bool machines_final;      /* names, roles and formulas are set */
 	/*
 	 * The input is a previous run's output, already in one time base:
@@ -337,6 +344,9 @@ void correlate_onepass_bound(struct correlate_iter *iter);
 bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		struct correlate_iter *iter, bool *pushed);
 void correlate_onepass_reset(struct correlate_iter *iter);
+/* The sync pass takes over from one pass (`onepass_fallback` is set). */
+bt_message_iterator_class_next_method_status correlate_onepass_fall_back(
+		struct correlate_iter *iter);
 
 
 /* iterator.c: seek every upstream to its beginning. */

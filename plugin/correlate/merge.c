@@ -499,6 +499,14 @@ bt_message_iterator_class_next_method_status correlate_start_sync_pass(
 	return correlate_sync_pass(iter);
 }
 
+bt_message_iterator_class_next_method_status correlate_onepass_fall_back(
+		struct correlate_iter *iter)
+{
+	iter->onepass = false;
+	iter->onepass_fallback = false;
+	return correlate_start_sync_pass(iter);
+}
+
 /* One pass with maps learnt as it goes: what prime() read goes in first. */
 static bt_message_iterator_class_next_method_status start_onepass(struct correlate_iter *iter)
 {
@@ -638,6 +646,7 @@ static bt_message_iterator_class_next_method_status release(struct correlate_ite
 	struct mirror_parked *parked = entry->parked;
 
 	check_order(iter, entry);
+	iter->onepass_released = true;
 	msg = reorder_pop(iter->reorder);
 	if (own) {
 		msgs[(*count)++] = msg;
@@ -757,6 +766,16 @@ bt_message_iterator_class_next_method_status correlate_merge_next(
 
 		if (iter->onepass && !iter->onepass_finished) {
 			status = onepass_step(iter);
+			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
+					iter->onepass_fallback) {
+				/* Nothing left yet (onepass.c): start over, read twice. */
+				status = correlate_onepass_fall_back(iter);
+				if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+					return fail(status, msgs, count);
+				}
+
+				return correlate_merge_next(iter, msgs, capacity, count);
+			}
 
 			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN &&
 					*count > 0) {

@@ -41,6 +41,7 @@
  */
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "correlate/iterator.h"
 #include "sync/online.h"
@@ -49,6 +50,12 @@
 #define FIRST_MATCHES 64
 /* The first formula's line at the first message: within twice its spread at the horizon. */
 #define FIRST_WIDTH_SLACK_NS 200.0L
+/*
+ * ... and within 1 us in any case: the first formula maps back to the first
+ * message, and matches a millisecond or more apart (TCP) leave the line of
+ * the first fraction of a second wide there (up to 0.8 us off the truth).
+ */
+#define FIRST_WIDTH_MAX_NS 1000.0L
 #define SETTLE_MAX_NS INT64_C(1000000000)
 /*
  * Budgets of the wait for the first formula: held messages (all machines,
@@ -163,6 +170,8 @@ bool correlate_onepass_start(struct correlate_iter *iter)
 {
 	iter->onepass_started = true;
 	iter->onepass_finished = false;
+	iter->onepass_fallback = false;
+	iter->onepass_released = false;
 	iter->onepass_frontier = INT64_MIN;
 	iter->onepass_step = INT64_MIN;
 	if (iter->keeps_time_base) {
@@ -299,8 +308,14 @@ static bool first_formula_due(struct correlate_iter *iter, const struct onepass_
 		long double spread = vm_sync_online_width_at(online,
 			frontier - iter->comp->params.look_ahead_ns);
 
+		long double limit = 2 * spread + FIRST_WIDTH_SLACK_NS;
+
+		if (limit > FIRST_WIDTH_MAX_NS) {
+			limit = FIRST_WIDTH_MAX_NS;
+		}
+
 		if (waited >= SETTLE_MAX_NS || vm_sync_online_settled(online, op->first_read,
-				2 * spread + FIRST_WIDTH_SLACK_NS)) {
+				limit)) {
 			return true;
 		}
 	}
@@ -348,6 +363,41 @@ static void warn_unsynchronized(struct correlate_iter *iter, const struct onepas
 	g_free(reason);
 }
 
+/*
+ * Whether the sync pass may synchronize a machine that read once found no
+ * direct pair for: with sync="auto", the vCPU method; with several
+ * machines that declare sync events, a path through another one. Only
+ * when the inputs can seek and nothing has left correlate yet: the sync
+ * pass starts over from the beginning, and the output with it.
+ */
+static bool sync_pass_may_pair(struct correlate_iter *iter, const struct onepass_machine *op)
+{
+	if (!iter->can_seek || iter->onepass_released) {
+		return false;
+	}
+
+	return iter->comp->params.sync == CORRELATE_SYNC_AUTO ||
+		(!trace_without_sync(iter, op) && machine_table_count(iter->machines) > 2);
+}
+
+static void log_fall_back(struct correlate_iter *iter, const struct onepass_machine *op)
+{
+	const char *without = trace_without_sync(iter, op);
+
+	CORRELATE_LOGI(iter->log_level, iter->name,
+		"Machine `%s` has no direct vmsync or TCP pair with the reference `%s` "
+		"(%s): filter.vm.correlate reads its inputs again, from the beginning, "
+		"with a synchronization pass (%s) instead of reading them once.",
+		op->machine->name, reference_name(iter),
+		without ? (strcmp(without, "its trace") == 0 ?
+			"its trace declares no vmsync or TCP event" :
+			"the reference's trace declares no vmsync or TCP event") :
+			"no such message matched them in what was read",
+		iter->comp->params.sync == CORRELATE_SYNC_AUTO ?
+			"the vCPU method from stock KVM events, paths through other machines" :
+			"paths through other machines");
+}
+
 /* The first formula: the best line, fixed up to `horizon`. */
 static void decide(struct correlate_iter *iter, struct onepass_machine *op, int64_t horizon)
 {
@@ -356,6 +406,13 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 	struct vm_sync_online *online = candidate(iter, op, &method);
 	const struct vm_sync_segment *first;
 	unsigned int count;
+
+	if (!online && sync_pass_may_pair(iter, op)) {
+		/* Nothing left yet: the sync pass reads again (merge.c). */
+		log_fall_back(iter, op);
+		iter->onepass_fallback = true;
+		return;
+	}
 
 	op->decided = true;
 	iter->bound_valid = false;
@@ -742,7 +799,6 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		struct correlate_iter *iter, bool *pushed)
 {
 	*pushed = false;
-	iter->onepass_finished = true;
 	if (iter->sync_ready) {
 		correlate_sync_feed_until(iter, INT64_MAX);
 	}
@@ -757,6 +813,9 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 
 		if (!op->decided) {
 			decide(iter, op, INT64_MAX);
+			if (iter->onepass_fallback) {
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+			}
 		} else if (op->online && op->has_read) {
 			vm_sync_online_commit(op->online, op->last_read);
 		}
@@ -777,6 +836,7 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		}
 	}
 
+	iter->onepass_finished = true;
 	check_host_guess(iter);
 	correlate_log_summary(iter);
 	iter->bound_valid = false;

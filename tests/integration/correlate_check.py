@@ -113,7 +113,7 @@ def summary_lines(stderr):
 def suggested_params(stderr):
     """The `reference=...,transforms={...}` the log suggests, or None."""
     for line in stderr.splitlines():
-        if "To skip the synchronization pass next time, pass: " in line:
+        if "To skip the synchronization next time, pass: " in line:
             return line.split("pass: ", 1)[1].strip()
     return None
 

@@ -18,13 +18,23 @@
   the linear result).
 - Read once, a machine that nothing can pair with the reference (no vmsync
   or TCP event declared) is not held: the warning says why.
+- Read once is the default behind src.ctf.fs too: on a generated workload
+  of slewed clocks (several segments, where the sync pass, which sees the
+  whole trace first, gives other ones), correlate gives the same messages
+  at the same times behind src.ctf.fs and behind forwarders that cannot
+  seek, and its map has several segments (vm:sync events).
+- Behind src.ctf.fs, a guest that needs the vCPU method (no vmsync or TCP)
+  makes correlate read again with its sync pass, which synchronizes it
+  (INFO lines); behind forwarders it keeps its own clock, warned.
 """
 
 import os
+import re
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import truthdata  # noqa: E402
 import vmtest  # noqa: E402
 
 if os.environ.get("VM_BT_PRELOAD") and "LD_PRELOAD" not in os.environ:
@@ -212,6 +222,54 @@ def check_unpairable():
     print("read once, a machine without any sync event: warned at once")
 
 
+# Slewed guest clocks, vmsync and TCP (as test onepass-truth's workloads).
+SLEWED = ["--seed", 34, "--host-cpus", 2, "--threads", 4, "--guest-activity", "basic",
+          "--vmsync-period-ms", 10, "--tcp-period-ms", 20,
+          "--slew-ppm", 50, "--slew-period-ms", "1000:2000"]
+# Guests that only the vCPU method can synchronize.
+VCPU_ONLY = ["--seed", 35, "--vmsync-period-ms", 0, "--tcp-period-ms", 0,
+             "--duration-ms", 300]
+
+
+def check_generated_read_once():
+    duration = 1500 if vmtest.small_inputs() else 4000
+    out = truthdata.generate("correlate-seek-slewed", SLEWED + ["--duration-ms", duration])
+    traces = list(truthdata.ctf_traces(out).values())
+    seekable = read_direct(traces, {}, False)
+    forwarded = read_direct(traces, {}, True)
+    segments = sum(1 for _, _, name in seekable if name == "vm:sync")
+    if forwarded != seekable or not seekable:
+        vmtest.fail("slewed workload: %d messages behind forwarders that cannot seek, %d "
+                    "behind src.ctf.fs, or other times" % (len(forwarded), len(seekable)))
+    if segments < 2:
+        vmtest.fail("slewed workload: %d vm:sync events; a slewed clock read once needs "
+                    "several segments" % segments)
+    print("slewed workload (%d ms), read once by default: the same %d messages (%d vm:sync "
+          "events) behind src.ctf.fs and behind forwarders" % (duration, len(seekable),
+                                                               segments))
+
+
+def check_vcpu_fallback():
+    out = truthdata.generate("correlate-seek-vcpu", VCPU_ONLY)
+    traces = list(truthdata.ctf_traces(out).values())
+    args = ["--log-level=INFO", "run"]
+    for i, trace in enumerate(traces):
+        args += ["-c", "src%d:src.ctf.fs" % i, "-p", 'inputs=["%s"]' % trace]
+    args += ["-c", "correlate:filter.vm.correlate", "-c", "sink:sink.utils.dummy"]
+    for i in range(len(traces)):
+        args += ["-x", "src%d:correlate" % i]
+    args += ["-x", "correlate:sink"]
+    proc = vmtest.babeltrace2(args, check=False)
+    text = " ".join(proc.stderr.split())
+    synced = re.findall(r"Machine `(guest\d)`: role guest, sync vcpu, quality accurate", text)
+    if proc.returncode != 0 or "reads its inputs again" not in text or len(synced) != 2:
+        vmtest.fail("vCPU-only guests behind src.ctf.fs: exit %d, no INFO line of the "
+                    "sync pass taking over, or not both guests synchronized by vcpu (%r):\n%s"
+                    % (proc.returncode, synced, proc.stderr[-4000:]))
+    print("vCPU-only guests behind src.ctf.fs: read again by the sync pass, %s "
+          "synchronized by vcpu" % " and ".join(sorted(synced)))
+
+
 def main():
     if sys.argv[1:2] == ["--read-once"]:
         read_direct(sys.argv[2:], {}, True, bt2.LoggingLevel.WARNING)
@@ -232,6 +290,8 @@ def main():
     check_unseekable()
     check_real_pair()
     check_unpairable()
+    check_generated_read_once()
+    check_vcpu_fallback()
 
 
 main()

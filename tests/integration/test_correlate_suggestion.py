@@ -2,12 +2,16 @@
 """The `transforms` that filter.vm.correlate suggests reproduce its output to
 the nanosecond.
 
-A run with the sync pass logs, at INFO level, the parameters that skip it;
-passed back (one pass), they must give every event the very same time: the
-suggestion carries every digit of the computed formula. Checked on a
-generated workload (vm-workload: a host and guests with drifting clocks,
-synchronized by vmsync) and on tc-synctraces (TCP; skipped without
-../shared), both in the run form (each trace straight into correlate).
+A run that synchronizes each machine with one line logs, at INFO level,
+the parameters that skip the synchronization; passed back, they must give
+every event the very same time: the suggestion carries every digit of the
+computed formula. Checked on a generated workload (vm-workload: a host and
+guests with drifting clocks, synchronized by vmsync, with
+sync-model="linear": read once, the default piecewise map of such a
+workload has several segments, which no `transforms` formula gives) and on
+tc-synctraces (TCP, the default: read once, its 46 matches give one line;
+skipped without ../shared), both in the run form (each trace straight into
+correlate).
 """
 
 import os
@@ -33,7 +37,7 @@ def event_times(text):
 def check_fed_back(traces, what, params=""):
     """Runs with the sync pass, then with its suggestion; compares times."""
     first = cc.run(["--log-level=INFO"] + cc.direct_args(
-        traces, params, sink_params=cc.DETAILS_COMPACT), what + ", sync pass")
+        traces, params, sink_params=cc.DETAILS_COMPACT), what + ", synchronized")
     suggested = cc.suggested_params(first.stderr)
     if not suggested:
         vmtest.fail("%s: no suggested parameters:\n%s" % (what, first.stderr[-3000:]))
@@ -67,7 +71,7 @@ def workload_traces():
 
 
 def main():
-    check_fed_back(workload_traces(), "workload")
+    check_fed_back(workload_traces(), "workload", 'sync-model="linear"')
     if vmtest.shared_dir() is None:
         print("../shared is not present: tc-synctraces not checked")
     else:
