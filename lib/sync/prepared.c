@@ -46,10 +46,20 @@ static bool prepare_slope(struct vm_sync_prepared *prepared, vm_sync_wide slope)
 		return true;
 	}
 
-	/* Up to the top of 64 bits: each doubling is exact. */
-	while (scaled < (vm_sync_wide) 9223372036854775808.0 && shift < 200) {
-		scaled *= 2;
-		shift++;
+	/*
+	 * Up to the top of 64 bits (at most 200 doublings): each power of
+	 * two is exact. Big steps first: one doubling at a time cost dozens
+	 * of software binary128 operations, and read once prepares a formula
+	 * at every segment of a map.
+	 */
+	for (int step = 64; step >= 1; step /= 2) {
+		vm_sync_wide factor = (vm_sync_wide) ((uint64_t) 1 << (step - 1)) * 2;
+
+		while (shift + step <= 200 &&
+				scaled * factor < (vm_sync_wide) 18446744073709551616.0) {
+			scaled *= factor;
+			shift += step;
+		}
 	}
 
 	if (scaled >= (vm_sync_wide) 18446744073709551616.0 ||

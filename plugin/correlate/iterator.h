@@ -63,7 +63,13 @@ enum correlate_warning {
 /* What filter.vm.correlate knows about one machine. */
 struct machine_info {
 	struct vm_sync_map map;           /* machine clock -> reference; map.formula: the first line */
-	struct vm_sync_prepared prepared; /* `formula` as last prepared (merge.c) */
+	/*
+	 * The last two formulas prepared (merge.c): read once, the held
+	 * messages of a machine's upstreams leave upstream by upstream, so
+	 * its times go back and forth across the border of two segments.
+	 */
+	struct vm_sync_prepared prepared[2];
+	unsigned int prepared_older;      /* the slot to replace next */
 	enum vm_sync_quality quality;
 	long double accuracy;
 	uint64_t matches;

@@ -230,16 +230,29 @@ static bool same_bits(const long double *a, const long double *b)
  * from segment to segment: comparing it is cheaper than tracking them, bit
  * for bit in integer registers (x87 loads and compares cost more).
  */
+static bool prepares(const struct vm_sync_prepared *prepared,
+		const struct vm_sync_formula *formula)
+{
+	return same_bits(&prepared->formula.slope, &formula->slope) &&
+		same_bits(&prepared->formula.offset_ns, &formula->offset_ns);
+}
+
 static const struct vm_sync_prepared *prepared_formula(struct machine_info *info, int64_t t)
 {
 	const struct vm_sync_formula *formula = vm_sync_map_formula_near(&info->map, t);
+	struct vm_sync_prepared *slot;
 
-	if (!same_bits(&info->prepared.formula.slope, &formula->slope) ||
-			!same_bits(&info->prepared.formula.offset_ns, &formula->offset_ns)) {
-		vm_sync_formula_prepare(formula, &info->prepared);
+	for (unsigned int i = 0; i < 2; i++) {
+		if (prepares(&info->prepared[i], formula)) {
+			info->prepared_older = 1 - i;
+			return &info->prepared[i];
+		}
 	}
 
-	return &info->prepared;
+	slot = &info->prepared[info->prepared_older];
+	vm_sync_formula_prepare(formula, slot);
+	info->prepared_older = 1 - info->prepared_older;
+	return slot;
 }
 
 /*

@@ -34,10 +34,12 @@
  * upstream starts or ends), not at every message: a bound that lags is
  * still a bound, and the maps only move at the steps.
  *
- * Correlate reads once only behind an upstream that cannot seek (iterator.c):
- * a machine that no vmsync or TCP message pairs with the reference by the
- * time its first formula is due keeps its own clock, with a warning (the
- * vCPU method and paths through other machines need the sync pass).
+ * Correlate reads once by default, whether its upstreams can seek or not
+ * (iterator.c). A machine that no vmsync or TCP message pairs with the
+ * reference by the time its first formula is due needs the sync pass (the
+ * vCPU method, a path through another machine): when the upstreams can
+ * seek and nothing has left yet, the sync pass takes over (merge.c);
+ * otherwise the machine keeps its own clock, with a warning.
  */
 
 #include <inttypes.h>
