@@ -68,6 +68,13 @@
  */
 #define FIRST_WAIT_NS (INT64_C(30) * 1000000000)
 #define FIRST_WAIT_MESSAGES (1 << 20)
+/*
+ * A machine that no message pairs with the reference yet, when the sync
+ * pass can take over (sync_pass_may_pair()): how long it waits for a first
+ * match before the sync pass does.
+ */
+#define NO_MATCH_WAIT_NS INT64_C(1000000000)
+#define NO_MATCH_WAIT_MESSAGES (1 << 16)
 /* The maps are fixed every millisecond of the frontier. */
 #define COMMIT_STEP_NS INT64_C(1000000)
 
@@ -289,6 +296,8 @@ static const char *trace_without_sync(struct correlate_iter *iter,
 	return NULL;
 }
 
+static bool sync_pass_may_pair(struct correlate_iter *iter, const struct onepass_machine *op);
+
 static bool first_formula_due(struct correlate_iter *iter, const struct onepass_machine *op,
 		int64_t frontier)
 {
@@ -298,6 +307,16 @@ static bool first_formula_due(struct correlate_iter *iter, const struct onepass_
 
 	if (!online && trace_without_sync(iter, op)) {
 		/* Waiting would hold its messages for nothing. */
+		return true;
+	}
+
+	if (!online && sync_pass_may_pair(iter, op) && (waited >= NO_MATCH_WAIT_NS ||
+			held_in_all(iter) >= NO_MATCH_WAIT_MESSAGES)) {
+		/*
+		 * Declared, never matched (kernel traces declare the network
+		 * events whether or not the machines talk): the sync pass will
+		 * do, without holding the whole first wait's messages.
+		 */
 		return true;
 	}
 
@@ -389,15 +408,17 @@ static void log_fall_back(struct correlate_iter *iter, const struct onepass_mach
 	CORRELATE_LOGI(iter->log_level, iter->name,
 		"Machine `%s` has no direct vmsync or TCP pair with the reference `%s` "
 		"(%s): filter.vm.correlate reads its inputs again, from the beginning, "
-		"with a synchronization pass (%s) instead of reading them once.",
+		"with a synchronization pass, which sees the whole trace first (%s), "
+		"instead of reading them once.",
 		op->machine->name, reference_name(iter),
 		without ? (strcmp(without, "its trace") == 0 ?
 			"its trace declares no vmsync or TCP event" :
 			"the reference's trace declares no vmsync or TCP event") :
 			"no such message matched them in what was read",
 		iter->comp->params.sync == CORRELATE_SYNC_AUTO ?
-			"the vCPU method from stock KVM events, paths through other machines" :
-			"paths through other machines");
+			"later matches, the vCPU method from stock KVM events, paths "
+			"through other machines" :
+			"later matches, paths through other machines");
 }
 
 /* The first formula: the best line, fixed up to `horizon`. */

@@ -15,7 +15,8 @@
 - Trace Compass's real TCP pair (../shared, when present), whose first
   matches come 14 s after its first events: read once, it gives exactly
   what it gives behind src.ctf.fs (SPEC: a trace that fits one line gets
-  the linear result).
+  the linear result), where the sync pass takes over after a second
+  without any match (INFO line).
 - Read once, a machine that nothing can pair with the reference (no vmsync
   or TCP event declared) is not held: the warning says why.
 - Read once is the default behind src.ctf.fs too: on a generated workload
@@ -205,8 +206,22 @@ def check_real_pair():
     if forwarded != seekable or not seekable:
         vmtest.fail("tc-synctraces read once: %d messages, %d behind src.ctf.fs, or "
                     "other times" % (len(forwarded), len(seekable)))
-    print("tc-synctraces read once: the same %d messages as behind src.ctf.fs"
-          % len(seekable))
+    # Behind src.ctf.fs, no match in its first second: the sync pass takes
+    # over instead of holding 14 s of messages for the first matches.
+    args = ["--log-level=INFO", "run"]
+    for i, trace in enumerate(traces):
+        args += ["-c", "src%d:src.ctf.fs" % i, "-p", 'inputs=["%s"]' % trace]
+    args += ["-c", "correlate:filter.vm.correlate", "-c", "sink:sink.utils.dummy"]
+    for i in range(len(traces)):
+        args += ["-x", "src%d:correlate" % i]
+    args += ["-x", "correlate:sink"]
+    text = " ".join(vmtest.babeltrace2(args).stderr.split())
+    if "reads its inputs again" not in text or "46 matches" not in text:
+        vmtest.fail("tc-synctraces behind src.ctf.fs: the sync pass did not take over "
+                    "after a second without matches, or not with the 46 matches:\n"
+                    + text[-3000:])
+    print("tc-synctraces read once: the same %d messages as behind src.ctf.fs, where "
+          "the sync pass takes over after a second without matches" % len(seekable))
 
 
 def check_unpairable():
