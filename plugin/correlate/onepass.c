@@ -431,8 +431,11 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 	unsigned int count;
 
 	if (!online && sync_pass_may_pair(iter, op)) {
-		/* Nothing left yet: the sync pass reads again (merge.c). */
-		log_fall_back(iter, op);
+		/* Nothing left yet: the sync pass reads again (merge.c), said once. */
+		if (!iter->onepass_fallback) {
+			log_fall_back(iter, op);
+		}
+
 		iter->onepass_fallback = true;
 		return;
 	}
