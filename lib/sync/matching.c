@@ -78,13 +78,16 @@ void vm_sync_add_matched(struct vm_sync *sync, unsigned int sender, int64_t send
 			receiver >= sync->machine_count)
 		return;
 	hull = vm_sync_pair_hull_get(sync, sender, receiver);
-	/* The pair's ref side is its lower machine index. */
-	vm_sync_hull_add_match(hull, sender < receiver, send_ts, recv_ts);
 	online = vm_sync_pair_online(sync, sender, receiver);
-	if (online)
+	if (online) {
+		/* Read once: the online map's windows are the only fit needed. */
 		vm_sync_online_add(online, sender < receiver,
 			sender < receiver ? send_ts : recv_ts,
 			sender < receiver ? recv_ts : send_ts);
+		return;
+	}
+	/* The pair's ref side is its lower machine index. */
+	vm_sync_hull_add_match(hull, sender < receiver, send_ts, recv_ts);
 	segments = vm_sync_pair_segments(sync, sender, receiver);
 	if (segments)
 		vm_sync_segments_add(segments, sender < receiver,

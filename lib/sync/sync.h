@@ -187,9 +187,11 @@ void vm_sync_destroy(struct vm_sync *sync);
 void vm_sync_keep_piecewise(struct vm_sync *sync);
 
 /*
- * Also build each pair's one-pass map (sync/online.h), for a caller that
- * reads the traces once: call before the first event. Get one with
- * vm_sync_online_of().
+ * Build each pair's one-pass map (sync/online.h) instead of its hull, for
+ * a caller that reads the traces once: call before the first event. Get
+ * one with vm_sync_online_of(). The pair hulls then get no match (the
+ * online map's windows have their own): vm_sync_solve() finds no path, and
+ * vm_sync_has_matches() is false.
  */
 void vm_sync_keep_online(struct vm_sync *sync);
 

@@ -210,6 +210,8 @@ struct correlate_iter {
 	int64_t records_min_ts;   /* one pass: the earliest of `records` */
 	int64_t onepass_frontier; /* one pass: every upstream was read up to it (own clocks) */
 	int64_t onepass_step;     /* one pass: the last commit step reached */
+	int onepass_pick;         /* one pass: the upstream to read next (onepass.c) */
+	bool onepass_pick_valid;  /* ... and no upstream read on or ended since */
 	/* One pass: reading ahead to count KVM entries before choosing the host (host-ahead.c). */
 	bool host_ahead_started;
 	bool host_ahead_done;
@@ -346,6 +348,8 @@ bt_message_iterator_class_next_method_status correlate_onepass_take(
 		struct correlate_iter *iter, guint index, const bt_message *msg,
 		const struct msg_time *time);
 int correlate_onepass_pick(struct correlate_iter *iter);
+/* One pass: upstream `index` ended. */
+void correlate_onepass_upstream_ended(struct correlate_iter *iter, guint index);
 void correlate_onepass_bound(struct correlate_iter *iter);
 bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		struct correlate_iter *iter, bool *pushed);

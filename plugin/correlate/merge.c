@@ -724,8 +724,7 @@ static bt_message_iterator_class_next_method_status onepass_step(struct correlat
 	case UPSTREAM_OK:
 		return correlate_onepass_take(iter, (guint) index, msg, &time);
 	case UPSTREAM_END:
-		bound_at(iter, (guint) index)->ended = true;
-		iter->bound_valid = false;
+		correlate_onepass_upstream_ended(iter, (guint) index);
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	default:
 		return correlate_status_of(iter, upstream_status, (guint) index);

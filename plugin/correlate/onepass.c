@@ -182,6 +182,7 @@ bool correlate_onepass_start(struct correlate_iter *iter)
 	iter->onepass_fallback = false;
 	iter->onepass_released = false;
 	iter->onepass_frontier = INT64_MIN;
+	iter->onepass_pick_valid = false;
 	iter->onepass_step = INT64_MIN;
 	if (iter->keeps_time_base) {
 		return true;
@@ -551,29 +552,44 @@ static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int
 	return release_waiting(iter, op) && announce(iter, op, false);
 }
 
-/* Every upstream that has not ended was read up to here (own clocks). */
-static int64_t frontier_of(struct correlate_iter *iter)
+/*
+ * The upstream read the least far (own clocks; ties to the lowest index),
+ * -1 when all ended: the one to read next, in the sync pass's order. How
+ * far it was read is the frontier, every upstream that has not ended was
+ * read up to there (INT64_MAX when all ended). One scan gives both, and
+ * its pick stays valid until an upstream reads on or ends: the next pick
+ * needs no scan of its own.
+ */
+static int64_t scan_upstreams(struct correlate_iter *iter)
 {
-	int64_t frontier = INT64_MAX;
+	int earliest = -1;
+	int64_t earliest_ns = INT64_MAX;
 
 	for (guint i = 0; i < iter->bounds->len; i++) {
 		const struct upstream_bound *bound =
 			&g_array_index(iter->bounds, struct upstream_bound, i);
+		int64_t read;
 
-		if (!bound->ended) {
-			int64_t read = bound->primed ? bound->input_ns : INT64_MIN;
+		if (bound->ended) {
+			continue;
+		}
 
-			frontier = read < frontier ? read : frontier;
+		read = bound->primed ? bound->input_ns : INT64_MIN;
+		if (earliest < 0 || read < earliest_ns) {
+			earliest = (int) i;
+			earliest_ns = read;
 		}
 	}
 
-	return frontier;
+	iter->onepass_pick = earliest;
+	iter->onepass_pick_valid = true;
+	return earliest_ns;
 }
 
 /* The frontier moved: sync events fed, and at each step, maps fixed. */
 static bool advance_all(struct correlate_iter *iter)
 {
-	int64_t frontier = frontier_of(iter);
+	int64_t frontier = scan_upstreams(iter);
 	int64_t step;
 
 	if (frontier <= iter->onepass_frontier || frontier == INT64_MAX) {
@@ -735,27 +751,18 @@ static int64_t upstream_floor(struct correlate_iter *iter, const struct upstream
 
 int correlate_onepass_pick(struct correlate_iter *iter)
 {
-	int earliest = -1;
-	int64_t earliest_ns = 0;
-
-	/* The sync pass's order: the upstream read the least far (own clocks). */
-	for (guint i = 0; i < iter->bounds->len; i++) {
-		const struct upstream_bound *bound =
-			&g_array_index(iter->bounds, struct upstream_bound, i);
-		int64_t read;
-
-		if (bound->ended) {
-			continue;
-		}
-
-		read = bound->primed ? bound->input_ns : INT64_MIN;
-		if (earliest < 0 || read < earliest_ns) {
-			earliest = (int) i;
-			earliest_ns = read;
-		}
+	if (!iter->onepass_pick_valid) {
+		scan_upstreams(iter);
 	}
 
-	return earliest;
+	return iter->onepass_pick;
+}
+
+void correlate_onepass_upstream_ended(struct correlate_iter *iter, guint index)
+{
+	g_array_index(iter->bounds, struct upstream_bound, index).ended = true;
+	iter->onepass_pick_valid = false;
+	iter->bound_valid = false;
 }
 
 void correlate_onepass_bound(struct correlate_iter *iter)
