@@ -206,6 +206,7 @@ static void iter_destroy(struct correlate_iter *iter)
 	}
 
 	g_array_free(iter->pending, TRUE);
+	g_array_free(iter->onepass_keys, TRUE);
 	reorder_destroy(iter->reorder);
 	for (i = 0; i < iter->upstreams->len; i++) {
 		upstream_fini(&g_array_index(iter->upstreams, struct upstream, i));
@@ -257,6 +258,7 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	iter->heads = g_array_new(FALSE, TRUE, sizeof(struct sync_head));
 	iter->reorder = reorder_create(mirror_parked_destroy);
 	iter->pending = g_array_new(FALSE, FALSE, sizeof(struct pending_message));
+	iter->onepass_keys = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	bt_self_message_iterator_set_data(self_msg_iter, iter);
 	/* The component of a filter's iterator is that filter (as the muxer does). */
 	if (!create_upstreams(iter, (bt_self_component_filter *) self_comp,

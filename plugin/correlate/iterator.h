@@ -212,6 +212,8 @@ struct correlate_iter {
 	int64_t onepass_step;     /* one pass: the last commit step reached */
 	int onepass_pick;         /* one pass: the upstream to read next (onepass.c) */
 	bool onepass_pick_valid;  /* ... and no upstream read on or ended since */
+	GArray *onepass_keys;     /* int64_t per upstream: how far read (onepass.c) */
+	bool onepass_keys_valid;
 	/* One pass: reading ahead to count KVM entries before choosing the host (host-ahead.c). */
 	bool host_ahead_started;
 	bool host_ahead_done;

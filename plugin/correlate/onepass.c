@@ -183,6 +183,7 @@ bool correlate_onepass_start(struct correlate_iter *iter)
 	iter->onepass_released = false;
 	iter->onepass_frontier = INT64_MIN;
 	iter->onepass_pick_valid = false;
+	iter->onepass_keys_valid = false;
 	iter->onepass_step = INT64_MIN;
 	if (iter->keeps_time_base) {
 		return true;
@@ -560,25 +561,63 @@ static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int
  * its pick stays valid until an upstream reads on or ends: the next pick
  * needs no scan of its own.
  */
-static int64_t scan_upstreams(struct correlate_iter *iter)
+static int64_t read_key(const struct upstream_bound *bound)
 {
-	int earliest = -1;
+	if (bound->ended) {
+		return INT64_MAX;
+	}
+
+	return bound->primed ? bound->input_ns : INT64_MIN;
+}
+
+/* The scan itself, over every upstream's bound (what the keys stand for). */
+static int64_t scan_bounds(struct correlate_iter *iter, int *earliest)
+{
 	int64_t earliest_ns = INT64_MAX;
 
+	*earliest = -1;
 	for (guint i = 0; i < iter->bounds->len; i++) {
 		const struct upstream_bound *bound =
 			&g_array_index(iter->bounds, struct upstream_bound, i);
-		int64_t read;
+		int64_t read = read_key(bound);
 
-		if (bound->ended) {
-			continue;
-		}
-
-		read = bound->primed ? bound->input_ns : INT64_MIN;
-		if (earliest < 0 || read < earliest_ns) {
-			earliest = (int) i;
+		if (!bound->ended && (*earliest < 0 || read < earliest_ns)) {
+			*earliest = (int) i;
 			earliest_ns = read;
 		}
+	}
+
+	return earliest_ns;
+}
+
+static int64_t scan_upstreams(struct correlate_iter *iter)
+{
+	const int64_t *keys;
+	int earliest = -1;
+	int64_t earliest_ns = INT64_MAX;
+
+	/* The keys, one int64_t per upstream, are what the scan reads per message. */
+	if (!iter->onepass_keys_valid) {
+		g_array_set_size(iter->onepass_keys, iter->bounds->len);
+		for (guint i = 0; i < iter->bounds->len; i++) {
+			g_array_index(iter->onepass_keys, int64_t, i) =
+				read_key(&g_array_index(iter->bounds, struct upstream_bound, i));
+		}
+
+		iter->onepass_keys_valid = true;
+	}
+
+	keys = (const int64_t *) (const void *) iter->onepass_keys->data;
+	for (guint i = 0; i < iter->onepass_keys->len; i++) {
+		if (keys[i] < earliest_ns) {
+			earliest = (int) i;
+			earliest_ns = keys[i];
+		}
+	}
+
+	if (earliest < 0) {
+		/* Every key at INT64_MAX: ended, or (never seen) read that far. */
+		earliest_ns = scan_bounds(iter, &earliest);
 	}
 
 	iter->onepass_pick = earliest;
@@ -677,6 +716,10 @@ bt_message_iterator_class_next_method_status correlate_onepass_take(
 		}
 	}
 
+	if (iter->onepass_keys_valid) {
+		g_array_index(iter->onepass_keys, int64_t, index) = read_key(bound);
+	}
+
 	if (op && must_wait(op, index, time)) {
 		hold(op, index, msg, parked, time, state);
 	} else if (!push_item(iter, index, msg, parked, time)) {
@@ -761,6 +804,10 @@ int correlate_onepass_pick(struct correlate_iter *iter)
 void correlate_onepass_upstream_ended(struct correlate_iter *iter, guint index)
 {
 	g_array_index(iter->bounds, struct upstream_bound, index).ended = true;
+	if (iter->onepass_keys_valid) {
+		g_array_index(iter->onepass_keys, int64_t, index) = INT64_MAX;
+	}
+
 	iter->onepass_pick_valid = false;
 	iter->bound_valid = false;
 }
