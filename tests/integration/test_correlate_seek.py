@@ -206,6 +206,10 @@ def check_real_pair():
     if forwarded != seekable or not seekable:
         vmtest.fail("tc-synctraces read once: %d messages, %d behind src.ctf.fs, or "
                     "other times" % (len(forwarded), len(seekable)))
+    if vmtest.under_valgrind():
+        print("tc-synctraces read once: the same %d messages as behind src.ctf.fs (its "
+              "196,540 messages under valgrind are left to the plain run)" % len(seekable))
+        return
     # Behind src.ctf.fs, no match in its first second: the sync pass takes
     # over instead of holding 14 s of messages for the first matches.
     args = ["--log-level=INFO", "run"]
