@@ -223,13 +223,7 @@ static bool same_bits(const long double *a, const long double *b)
 	return memcmp(a, b, LDBL_MANT_DIG == 64 ? 10 : sizeof(long double)) == 0;
 }
 
-/*
- * The machine's formula at time `t`, in the form that applies fastest: it
- * is applied to every timed message. The formula is set in several places
- * (parameters, sync pass, late machines) and a piecewise map changes it
- * from segment to segment: comparing it is cheaper than tracking them, bit
- * for bit in integer registers (x87 loads and compares cost more).
- */
+/* Whether `prepared` is `formula`'s, bit for bit. */
 static bool prepares(const struct vm_sync_prepared *prepared,
 		const struct vm_sync_formula *formula)
 {
@@ -237,6 +231,13 @@ static bool prepares(const struct vm_sync_prepared *prepared,
 		same_bits(&prepared->formula.offset_ns, &formula->offset_ns);
 }
 
+/*
+ * The machine's formula at time `t`, in the form that applies fastest: it
+ * is applied to every timed message. The formula is set in several places
+ * (parameters, sync pass, late machines) and a piecewise map changes it
+ * from segment to segment: comparing it is cheaper than tracking them, bit
+ * for bit in integer registers (x87 loads and compares cost more).
+ */
 static const struct vm_sync_prepared *prepared_formula(struct machine_info *info, int64_t t)
 {
 	const struct vm_sync_formula *formula = vm_sync_map_formula_near(&info->map, t);

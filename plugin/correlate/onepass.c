@@ -330,7 +330,6 @@ static bool first_formula_due(struct correlate_iter *iter, const struct onepass_
 		 */
 		long double spread = vm_sync_online_width_at(online,
 			frontier - iter->comp->params.look_ahead_ns);
-
 		long double limit = 2 * spread + FIRST_WIDTH_SLACK_NS;
 
 		if (limit > FIRST_WIDTH_MAX_NS) {
