@@ -174,6 +174,12 @@ def metadata_env_of_run(trace):
     return list(envs.values())[0]
 
 
-check_synctraces()
-check_single_machine("tc-many-threads", "tc-many-threads")
+if vmtest.under_valgrind():
+    # As in correlate-fields: the large real traces are left to the plain
+    # and sanitized runs (the pair alone took over 5 minutes here).
+    print("under valgrind, skipped (checked by the plain run): tc-synctraces, "
+          "tc-many-threads")
+else:
+    check_synctraces()
+    check_single_machine("tc-many-threads", "tc-many-threads")
 check_single_machine("bt-lttng-tracefile-rotation", "bt-lttng-tracefile-rotation", "kernel")
