@@ -298,7 +298,22 @@ static const char *trace_without_sync(struct correlate_iter *iter,
 	return NULL;
 }
 
-static bool sync_pass_may_pair(struct correlate_iter *iter, const struct onepass_machine *op);
+/*
+ * Whether the sync pass may synchronize a machine that read once found no
+ * direct pair for: with sync="auto", the vCPU method; with several
+ * machines that declare sync events, a path through another one. Only
+ * when the inputs can seek and nothing has left correlate yet: the sync
+ * pass starts over from the beginning, and the output with it.
+ */
+static bool sync_pass_may_pair(struct correlate_iter *iter, const struct onepass_machine *op)
+{
+	if (!iter->can_seek || iter->onepass_released) {
+		return false;
+	}
+
+	return iter->comp->params.sync == CORRELATE_SYNC_AUTO ||
+		(!trace_without_sync(iter, op) && machine_table_count(iter->machines) > 2);
+}
 
 static bool first_formula_due(struct correlate_iter *iter, const struct onepass_machine *op,
 		int64_t frontier)
@@ -383,23 +398,6 @@ static void warn_unsynchronized(struct correlate_iter *iter, const struct onepas
 		"Trace the vmsync or TCP events on both machines, pass sync=\"vcpu\" with "
 			"inputs that can seek", machine->name);
 	g_free(reason);
-}
-
-/*
- * Whether the sync pass may synchronize a machine that read once found no
- * direct pair for: with sync="auto", the vCPU method; with several
- * machines that declare sync events, a path through another one. Only
- * when the inputs can seek and nothing has left correlate yet: the sync
- * pass starts over from the beginning, and the output with it.
- */
-static bool sync_pass_may_pair(struct correlate_iter *iter, const struct onepass_machine *op)
-{
-	if (!iter->can_seek || iter->onepass_released) {
-		return false;
-	}
-
-	return iter->comp->params.sync == CORRELATE_SYNC_AUTO ||
-		(!trace_without_sync(iter, op) && machine_table_count(iter->machines) > 2);
 }
 
 static void log_fall_back(struct correlate_iter *iter, const struct onepass_machine *op)

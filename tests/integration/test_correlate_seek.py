@@ -35,6 +35,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import correlate_check as cc  # noqa: E402
 import truthdata  # noqa: E402
 import vmtest  # noqa: E402
 
@@ -212,13 +213,7 @@ def check_real_pair():
         return
     # Behind src.ctf.fs, no match in its first second: the sync pass takes
     # over instead of holding 14 s of messages for the first matches.
-    args = ["--log-level=INFO", "run"]
-    for i, trace in enumerate(traces):
-        args += ["-c", "src%d:src.ctf.fs" % i, "-p", 'inputs=["%s"]' % trace]
-    args += ["-c", "correlate:filter.vm.correlate", "-c", "sink:sink.utils.dummy"]
-    for i in range(len(traces)):
-        args += ["-x", "src%d:correlate" % i]
-    args += ["-x", "correlate:sink"]
+    args = ["--log-level=INFO"] + cc.direct_args(traces, sink="sink.utils.dummy")
     text = " ".join(vmtest.babeltrace2(args).stderr.split())
     if "reads its inputs again" not in text or "46 matches" not in text:
         vmtest.fail("tc-synctraces behind src.ctf.fs: the sync pass did not take over "
@@ -271,13 +266,7 @@ def check_generated_read_once():
 def check_vcpu_fallback():
     out = truthdata.generate("correlate-seek-vcpu", VCPU_ONLY)
     traces = list(truthdata.ctf_traces(out).values())
-    args = ["--log-level=INFO", "run"]
-    for i, trace in enumerate(traces):
-        args += ["-c", "src%d:src.ctf.fs" % i, "-p", 'inputs=["%s"]' % trace]
-    args += ["-c", "correlate:filter.vm.correlate", "-c", "sink:sink.utils.dummy"]
-    for i in range(len(traces)):
-        args += ["-x", "src%d:correlate" % i]
-    args += ["-x", "correlate:sink"]
+    args = ["--log-level=INFO"] + cc.direct_args(traces, sink="sink.utils.dummy")
     proc = vmtest.babeltrace2(args, check=False)
     text = " ".join(proc.stderr.split())
     synced = re.findall(r"Machine `(guest\d)`: role guest, sync vcpu, quality accurate", text)
