@@ -269,3 +269,45 @@ void vm_guest_modes_drain(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
 		cpu->switched = false;
 	}
 }
+
+void vm_guest_modes_take_closed(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
+		void *data)
+{
+	GHashTableIter it;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&it, modes->threads);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		GArray *runs = value;
+
+		if (runs->len == 0) {
+			continue;
+		}
+
+		/* The CPUs keep pointing at the array: it is emptied, not freed. */
+		drain_thread(modes, *(const gint64 *) key, runs, sink, data);
+		g_array_set_size(runs, 0);
+	}
+}
+
+int64_t vm_guest_modes_pending_since(const struct vm_guest_modes *modes)
+{
+	int64_t since = INT64_MAX;
+	guint i;
+
+	for (i = 0; i < modes->cpus->len; i++) {
+		const struct cpu_state *cpu = &g_array_index(modes->cpus, struct cpu_state, i);
+
+		if (cpu->open && cpu->entry_ns < since) {
+			since = cpu->entry_ns;
+		}
+
+		if (cpu->before_switch && cpu->before_switch->len > 0) {
+			int64_t first = g_array_index(cpu->before_switch, struct run, 0).entry_ns;
+
+			since = first < since ? first : since;
+		}
+	}
+
+	return since;
+}

@@ -65,4 +65,20 @@ typedef void (*vm_guest_mode_sink)(void *data,
 void vm_guest_modes_drain(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
 		void *data);
 
+/*
+ * Read once (correlate without a sync pass): gives `sink` the intervals
+ * closed since the last call on CPUs whose thread is known (as
+ * vm_guest_modes_drain() does), and keeps everything else: open intervals,
+ * and the intervals of a CPU whose first sched_switch has not come yet.
+ */
+void vm_guest_modes_take_closed(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
+		void *data);
+
+/*
+ * The earliest entry of an interval that a later vm_guest_modes_take_closed()
+ * may still give (open, or waiting for its CPU's first switch); INT64_MAX
+ * when none: every interval to come begins after the last event given.
+ */
+int64_t vm_guest_modes_pending_since(const struct vm_guest_modes *modes);
+
 #endif /* VM_SYNC_GUEST_MODE_H */

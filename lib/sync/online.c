@@ -170,6 +170,22 @@ void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon)
 	online->horizon = horizon;
 }
 
+void vm_sync_online_commit_windows(struct vm_sync_online *online, int64_t horizon)
+{
+	unsigned int count;
+	const struct vm_sync_segment *segments;
+
+	if (online->committed) {
+		vm_sync_online_commit(online, horizon);
+		return;
+	}
+	segments = vm_sync_segments_map(online->windows, &count);
+	g_array_set_size(online->map, 0);
+	g_array_append_vals(online->map, segments, count);
+	online->committed = true;
+	online->horizon = horizon;
+}
+
 void vm_sync_online_end(struct vm_sync_online *online, int64_t last)
 {
 	if (!online->committed) {

@@ -74,6 +74,14 @@ int64_t vm_sync_online_horizon(const struct vm_sync_online *online);
 void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon);
 
 /*
+ * A first commit that takes the windows' whole map (sync/segments.h) rather
+ * than the best line everywhere: for matches of a long stretch of the past
+ * given at once (the vCPU method's first fit), whose clock may have changed
+ * rate within them. One window gives the same as vm_sync_online_commit().
+ */
+void vm_sync_online_commit_windows(struct vm_sync_online *online, int64_t horizon);
+
+/*
  * The end of the input: the map is fixed everywhere, without the planned
  * segments that would begin after `last` (the last time it maps).
  */

@@ -282,28 +282,26 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 		can_seek_forward);
 
 	/*
-	 * With sync-model="piecewise" and vmsync or TCP (sync="auto" too),
-	 * the inputs are read once (onepass.c), whether they can seek or not:
-	 * one decode, and the same output behind src.ctf.lttng-live as behind
-	 * src.ctf.fs. When a machine then finds no direct pair with the
-	 * reference (the vCPU method, a path through another machine), inputs
-	 * that can seek are read again by the sync pass, which sees the whole
-	 * trace first. sync="vcpu" and sync-model="linear" take the sync pass
-	 * from the start.
+	 * With sync-model="piecewise" (the default) and any method, the
+	 * inputs are read once (onepass.c), whether they can seek or not: one
+	 * decode, and the same output behind src.ctf.lttng-live as behind
+	 * src.ctf.fs. The vCPU method too aligns a guest on what was read so
+	 * far and follows it (vcpu-onepass.c). When a machine then finds no
+	 * pair with the reference (a path through another machine, a guest
+	 * whose vCPUs do not fit its beginning), inputs that can seek are read
+	 * again by the sync pass, which sees the whole trace first.
+	 * sync-model="linear" takes the sync pass from the start.
 	 */
 	iter->onepass = iter->comp->params.sync != CORRELATE_SYNC_NONE &&
 		correlate_onepass_wanted(iter);
 	iter->phase = wants_sync_pass(&iter->comp->params) && !iter->onepass ?
 		PHASE_SYNC_PASS : PHASE_MERGE;
 	if (iter->phase == PHASE_SYNC_PASS && !iter->can_seek) {
-		ITER_ERROR(iter, "filter.vm.correlate reads its inputs twice with %s (once "
-			"to synchronize the clocks, once to merge) but an upstream cannot "
-			"seek to its beginning: pass %s, or the `transforms` parameter "
-			"(the formulas a previous run logged), to read the inputs once.",
-			iter->comp->params.model == CORRELATE_MODEL_LINEAR ?
-				"sync-model=\"linear\"" : "sync=\"vcpu\"",
-			iter->comp->params.model == CORRELATE_MODEL_LINEAR ?
-				"sync-model=\"piecewise\"" : "sync=\"vmsync\" or sync=\"tcp\"");
+		ITER_ERROR(iter, "filter.vm.correlate reads its inputs twice with "
+			"sync-model=\"linear\" (once to synchronize the clocks, once to "
+			"merge) but an upstream cannot seek to its beginning: pass "
+			"sync-model=\"piecewise\", or the `transforms` parameter (the "
+			"formulas a previous run logged), to read the inputs once.");
 		goto error;
 	}
 

@@ -35,6 +35,7 @@
 #include "sync/map.h"
 #include "sync/sync.h"
 #include "sync/vcpu-align.h"
+#include "sync/vcpu-follow.h"
 
 /* An error cause from the message iterator. */
 #define ITER_ERROR(iter, ...) \
@@ -90,6 +91,9 @@ struct machine_info {
 	struct vm_guest_mode_counts guest_modes; /* as the host: its entry/exit pairing */
 	int64_t host_pid;                 /* as a guest: its QEMU process on the host, -1 none */
 	struct onepass_machine *onepass;  /* one pass: its held messages (onepass.c) */
+	/* Read once, as a guest synchronized by the vCPU method (vcpu-onepass.c). */
+	struct vm_vcpu_follow *vcpu_follow;
+	struct vm_sync_online *vcpu_online;  /* its map, host to guest */
 };
 
 struct stream_state {

@@ -46,6 +46,8 @@
 #include <string.h>
 
 #include "correlate/iterator.h"
+#include "correlate/vcpu-collect.h"
+#include "correlate/vcpu-onepass.h"
 #include "sync/online.h"
 #include "util/fifo.h"
 
@@ -75,6 +77,17 @@
  */
 #define NO_MATCH_WAIT_NS INT64_C(1000000000)
 #define NO_MATCH_WAIT_MESSAGES (1 << 16)
+/*
+ * The vCPU method (vcpu-onepass.c) aligns a guest on what was read when its
+ * events span VCPU_FIRST_TRY_NS, or VCPU_FIRST_TRY_MESSAGES wait, and again
+ * on twice as much each time it does not fit (too little activity yet).
+ * When the sync pass can take over, it does after VCPU_SEEK_BUDGET_*: the
+ * whole trace may fit where its beginning does not.
+ */
+#define VCPU_FIRST_TRY_NS INT64_C(250000000)
+#define VCPU_FIRST_TRY_MESSAGES (1 << 16)
+#define VCPU_SEEK_BUDGET_NS (INT64_C(4) * 1000000000)
+#define VCPU_SEEK_BUDGET_MESSAGES (1 << 18)
 /* The maps are fixed every millisecond of the frontier. */
 #define COMMIT_STEP_NS INT64_C(1000000)
 
@@ -98,6 +111,12 @@ struct onepass_machine {
 	bool has_event;
 	int64_t first_event;             /* own time of its first event read */
 	unsigned int announced;          /* segments told as vm:sync events */
+	/* The vCPU method: when to try next, and how the last try went. */
+	int64_t next_try_span;
+	guint next_try_held;
+	bool vcpu_tried;
+	bool vcpu_given_up;
+	struct vm_vcpu_fit vcpu_fit;
 };
 
 static struct vm_fifo *held_queue(const struct onepass_machine *op, guint upstream)
@@ -126,6 +145,8 @@ static struct onepass_machine *onepass_machine_create(struct machine *machine, g
 	struct onepass_machine *op = g_new0(struct onepass_machine, 1);
 
 	op->machine = machine;
+	op->next_try_span = VCPU_FIRST_TRY_NS;
+	op->next_try_held = VCPU_FIRST_TRY_MESSAGES;
 	op->held = g_array_sized_new(FALSE, FALSE, sizeof(struct vm_fifo), upstreams);
 	g_array_set_size(op->held, upstreams);
 	for (guint i = 0; i < upstreams; i++) {
@@ -157,9 +178,7 @@ bool correlate_onepass_wanted(const struct correlate_iter *iter)
 {
 	const struct correlate_params *params = &iter->comp->params;
 
-	return params->model == CORRELATE_MODEL_PIECEWISE &&
-		(params->sync == CORRELATE_SYNC_AUTO || params->sync == CORRELATE_SYNC_VMSYNC ||
-			params->sync == CORRELATE_SYNC_TCP);
+	return params->model == CORRELATE_MODEL_PIECEWISE && params->sync != CORRELATE_SYNC_NONE;
 }
 
 static struct onepass_machine *onepass_of(struct correlate_iter *iter, struct machine *machine)
@@ -223,6 +242,8 @@ void correlate_onepass_reset(struct correlate_iter *iter)
 		vm_sync_map_set_formula(&info->map, &(struct vm_sync_formula) { 1.0L, 0.0L });
 	}
 
+	correlate_vcpu_onepass_reset(iter);
+
 	for (guint i = 0; i < iter->infos->len; i++) {
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
 
@@ -239,6 +260,27 @@ void correlate_onepass_reset(struct correlate_iter *iter)
 	correlate_sync_pass_reset(iter);
 }
 
+/*
+ * Whether `op` waits for the vCPU method: no vmsync match pairs it with the
+ * reference yet, the method may synchronize it, and its tries go on.
+ */
+static bool waits_for_vcpu(struct correlate_iter *iter, const struct onepass_machine *op)
+{
+	enum correlate_sync_method wanted = iter->comp->params.sync;
+	unsigned int other = iter->sync_index[op->machine->index];
+	struct vm_sync_online *by_vmsync = vm_sync_online_of(iter->by_vmsync, 0, other);
+
+	if (op->vcpu_given_up || correlate_machine_info(iter, op->machine)->vcpu_online) {
+		return false;
+	}
+
+	if (wanted == CORRELATE_SYNC_AUTO && by_vmsync && vm_sync_online_matches(by_vmsync) > 0) {
+		return false;
+	}
+
+	return correlate_vcpu_onepass_possible(iter, op->machine);
+}
+
 /* The pair map with the reference that `op` can follow: vmsync first. */
 static struct vm_sync_online *candidate(struct correlate_iter *iter,
 		const struct onepass_machine *op, const char **method)
@@ -249,12 +291,22 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 	struct vm_sync_online *by_vmsync = vm_sync_online_of(iter->by_vmsync, ref, other);
 	struct vm_sync_online *by_tcp = vm_sync_online_of(iter->by_tcp, ref, other);
 
-	if (wanted != CORRELATE_SYNC_TCP && by_vmsync && vm_sync_online_matches(by_vmsync) > 0) {
+	struct machine_info *info = correlate_machine_info(iter, op->machine);
+
+	if (wanted != CORRELATE_SYNC_TCP && wanted != CORRELATE_SYNC_VCPU && by_vmsync &&
+			vm_sync_online_matches(by_vmsync) > 0) {
 		*method = "vmsync";
 		return by_vmsync;
 	}
 
-	if (wanted != CORRELATE_SYNC_VMSYNC && by_tcp && vm_sync_online_matches(by_tcp) > 0) {
+	if (info->vcpu_online) {
+		*method = "vcpu";
+		return info->vcpu_online;
+	}
+
+	/* SPEC: a guest that the vCPU method may synchronize is tried by it before TCP. */
+	if (wanted != CORRELATE_SYNC_VMSYNC && wanted != CORRELATE_SYNC_VCPU && by_tcp &&
+			vm_sync_online_matches(by_tcp) > 0 && !waits_for_vcpu(iter, op)) {
 		*method = "tcp";
 		return by_tcp;
 	}
@@ -312,15 +364,57 @@ static bool sync_pass_may_pair(struct correlate_iter *iter, const struct onepass
 	}
 
 	return iter->comp->params.sync == CORRELATE_SYNC_AUTO ||
+		iter->comp->params.sync == CORRELATE_SYNC_VCPU ||
 		(!trace_without_sync(iter, op) && machine_table_count(iter->machines) > 2);
 }
 
-static bool first_formula_due(struct correlate_iter *iter, const struct onepass_machine *op,
+/*
+ * A guest waiting for the vCPU method: tried when the data doubled since
+ * the last try; given up after its budget (that of the first formula, or
+ * less when the sync pass can take over), and then it goes on as a machine
+ * that no message pairs yet.
+ */
+static bool vcpu_due(struct correlate_iter *iter, struct onepass_machine *op, int64_t frontier)
+{
+	/* Up to the frontier: what was read beyond it depends on how the graph is built. */
+	int64_t last = op->last_read < frontier ? op->last_read : frontier;
+	int64_t span = op->has_event && last > op->first_event ? last - op->first_event : 0;
+	guint held = held_in_all(iter);
+	bool seek = sync_pass_may_pair(iter, op);
+	bool budget = span >= (seek ? VCPU_SEEK_BUDGET_NS : FIRST_WAIT_NS) ||
+		held >= (seek ? VCPU_SEEK_BUDGET_MESSAGES : FIRST_WAIT_MESSAGES);
+
+	if (span < op->next_try_span && held < op->next_try_held && !budget) {
+		return false;
+	}
+
+	op->vcpu_tried = true;
+	if (correlate_vcpu_onepass_try(iter, op->machine, &op->vcpu_fit)) {
+		return true;
+	}
+
+	op->next_try_span = span * 2 > VCPU_FIRST_TRY_NS ? span * 2 : VCPU_FIRST_TRY_NS;
+	op->next_try_held = held * 2 > VCPU_FIRST_TRY_MESSAGES ? held * 2 :
+		VCPU_FIRST_TRY_MESSAGES;
+	op->vcpu_given_up = budget;
+	return budget;
+}
+
+static bool first_formula_due(struct correlate_iter *iter, struct onepass_machine *op,
 		int64_t frontier)
 {
 	const char *method;
-	struct vm_sync_online *online = candidate(iter, op, &method);
+	struct vm_sync_online *online;
 	int64_t waited = op->has_event ? frontier - op->first_event : 0;
+
+	if (waits_for_vcpu(iter, op)) {
+		return vcpu_due(iter, op, frontier);
+	}
+
+	online = candidate(iter, op, &method);
+	if (online && strcmp(method, "vcpu") == 0) {
+		return true;
+	}
 
 	if (!online && trace_without_sync(iter, op)) {
 		/* Waiting would hold its messages for nothing. */
@@ -372,7 +466,7 @@ static void warn_unsynchronized(struct correlate_iter *iter, const struct onepas
 	enum correlate_sync_method method = iter->comp->params.sync;
 	struct machine *machine = op->machine;
 	const char *without = trace_without_sync(iter, op);
-	char *reason;
+	char *reason, *vcpu_reason;
 
 	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
 		return;
@@ -380,11 +474,28 @@ static void warn_unsynchronized(struct correlate_iter *iter, const struct onepas
 
 	/* What was missing, as a clause of the warning. */
 	reason = without ? g_strdup_printf("%s declares no vmsync or TCP event", without) :
+		method == CORRELATE_SYNC_VCPU ? g_strdup("") :
 		g_strdup_printf("no %s message matched between them in the %" PRId64
 			" s after its first event, or while %d messages waited",
 			method == CORRELATE_SYNC_VMSYNC ? "vmsync" :
 				method == CORRELATE_SYNC_TCP ? "TCP" : "vmsync or TCP",
 			FIRST_WAIT_NS / 1000000000, FIRST_WAIT_MESSAGES);
+	if (op->vcpu_tried && op->vcpu_fit.status != VM_VCPU_FIT_OK) {
+		/* The vCPU method was tried too: why it did not fit. */
+		vcpu_reason = correlate_vcpu_onepass_failure(iter, machine, &op->vcpu_fit);
+		if (op->vcpu_fit.status == VM_VCPU_FIT_AMBIGUOUS ||
+				op->vcpu_fit.status == VM_VCPU_FIT_TAKEN) {
+			correlate_machine_info(iter, machine)->quality = VM_SYNC_FAIL;
+		}
+
+		char *both = g_strdup_printf("%s%svCPU alignment: %s", reason,
+			*reason ? "; " : "", vcpu_reason);
+
+		g_free(reason);
+		g_free(vcpu_reason);
+		reason = both;
+	}
+
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s` has no synchronization pair with the reference `%s` "
 		"(sync=\"%s\", inputs read once: %s): its times stay on its own "
@@ -395,8 +506,8 @@ static void warn_unsynchronized(struct correlate_iter *iter, const struct onepas
 			"(or pass sync=\"auto\" to use the other methods too)" :
 		method == CORRELATE_SYNC_TCP ? "Trace the TCP events on both machines (or "
 			"pass sync=\"auto\" to use the other methods too)" :
-		"Trace the vmsync or TCP events on both machines, pass sync=\"vcpu\" with "
-			"inputs that can seek", machine->name);
+		"Trace the vmsync or TCP events on both machines, or the host's kvm_entry "
+			"and kvm_exit events and more guest activity", machine->name);
 	g_free(reason);
 }
 
@@ -414,6 +525,8 @@ static void log_fall_back(struct correlate_iter *iter, const struct onepass_mach
 			"its trace declares no vmsync or TCP event" :
 			"the reference's trace declares no vmsync or TCP event") :
 			"no such message matched them in what was read",
+		op->vcpu_tried ? "the vCPU method on all of it, later matches, paths through "
+			"other machines" :
 		iter->comp->params.sync == CORRELATE_SYNC_AUTO ?
 			"later matches, the vCPU method from stock KVM events, paths "
 			"through other machines" :
@@ -447,7 +560,13 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 	}
 
 	op->online = online;
-	vm_sync_online_commit(online, horizon);
+	if (strcmp(method, "vcpu") == 0) {
+		/* Its first fit rests on all that was read: maybe several rates. */
+		vm_sync_online_commit_windows(online, horizon);
+	} else {
+		vm_sync_online_commit(online, horizon);
+	}
+
 	vm_sync_map_set_online(&info->map, online);
 	first = &vm_sync_online_map(online, &count)[0];
 	info->method = method;
@@ -640,6 +759,9 @@ static bool advance_all(struct correlate_iter *iter)
 	}
 
 	iter->onepass_step = step;
+	/* The vCPU method's constraints up to the frontier, before the maps are fixed. */
+	correlate_vcpu_apply_until(iter, frontier);
+	correlate_vcpu_onepass_step(iter, frontier);
 	for (guint i = 0; i < iter->infos->len; i++) {
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
 
@@ -880,6 +1002,9 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		correlate_sync_feed_until(iter, INT64_MAX);
 	}
 
+	correlate_vcpu_apply_until(iter, INT64_MAX);
+	correlate_vcpu_onepass_finish(iter);
+
 	for (guint i = 0; i < iter->infos->len; i++) {
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
 		struct onepass_machine *op = info->onepass;
@@ -889,6 +1014,14 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 		}
 
 		if (!op->decided) {
+			if (waits_for_vcpu(iter, op)) {
+				/* The last try, on the whole input. */
+				op->vcpu_tried = true;
+				op->vcpu_given_up = !correlate_vcpu_onepass_try(iter, op->machine,
+					&op->vcpu_fit);
+			}
+
+			correlate_vcpu_onepass_finish(iter);
 			decide(iter, op, INT64_MAX);
 			if (iter->onepass_fallback) {
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;

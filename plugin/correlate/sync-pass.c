@@ -354,7 +354,7 @@ void correlate_sync_feed_until(struct correlate_iter *iter, int64_t frontier)
 	}
 }
 
-static void note_event(struct correlate_iter *iter, const bt_message *msg,
+static void note_event(struct correlate_iter *iter, guint upstream, const bt_message *msg,
 		const struct msg_time *time, struct stream_state *state)
 {
 	struct sync_record record;
@@ -363,7 +363,7 @@ static void note_event(struct correlate_iter *iter, const bt_message *msg,
 		bt_message_event_borrow_event_const(msg), &record.message, &missing_fields);
 
 	if (iter->by_vcpu) {
-		correlate_vcpu_note(iter, msg, time, state);
+		correlate_vcpu_note(iter, upstream, msg, time, state);
 	}
 
 	if (kind == SYNC_EVENT_KVM_ENTRY) {
@@ -399,7 +399,7 @@ void correlate_sync_note(struct correlate_iter *iter, guint upstream_index,
 
 	upstream_bound_note_machine(bound, state->machine);
 	if (iter->sync_ready && time->type == BT_MESSAGE_TYPE_EVENT) {
-		note_event(iter, msg, time, state);
+		note_event(iter, upstream_index, msg, time, state);
 	}
 }
 
@@ -521,9 +521,10 @@ bool correlate_sync_prepare(struct correlate_iter *iter)
 	iter->by_vmsync = vm_sync_create(count);
 	iter->by_tcp = vm_sync_create(count);
 	if (iter->onepass) {
-		/* No vCPU collection: it needs the whole trace (a sync pass). */
+		/* The vCPU method read once: vcpu-onepass.c. */
 		vm_sync_keep_online(iter->by_vmsync);
 		vm_sync_keep_online(iter->by_tcp);
+		correlate_vcpu_start(iter);
 		iter->sync_ready = true;
 		return true;
 	}

@@ -8,24 +8,14 @@
 #include "common/event-decode.h"
 #include "correlate/iterator.h"
 #include "correlate/vcpu-collect.h"
+#include "correlate/vcpu-collect-private.h"
 #include "model/int64-key.h"
 #include "model/processes.h"
+#include "sync/online.h"
+#include "sync/vcpu-follow.h"
+#include "util/fifo.h"
 
-struct vcpu_collector {
-	unsigned int host;            /* machine index of iter->sync_host */
-	struct event_decoder *decoder;
-	struct vm_processes *processes;
-	struct vm_guest_modes *modes;
-	/*
-	 * sync="auto": the guests that may still need the vCPU method. A
-	 * guest with a vmsync match with the reference gets vmsync's formula
-	 * (choose_results() tries it first): its events, and once no guest is
-	 * left the host's guest-mode intervals, are neither kept nor collected
-	 * any more. They grow with the trace (46 MiB at 4 M events).
-	 */
-	unsigned int needing;
-	bool host_dropped;
-};
+
 
 /* Guest events between two checks of whether a guest still needs the method. */
 #define NEED_CHECK_EVENTS 1024
@@ -50,7 +40,7 @@ static void zero_counts(struct correlate_iter *iter)
 }
 
 /* The machines the vCPU method may synchronize: all but the host and the reference. */
-static bool may_use_vcpu(struct correlate_iter *iter, struct machine *machine)
+bool correlate_vcpu_may_use(struct correlate_iter *iter, struct machine *machine)
 {
 	return machine->index < iter->sync_count && machine != iter->sync_host &&
 		machine->has_clock && !correlate_machine_info(iter, machine)->is_reference &&
@@ -62,7 +52,7 @@ static unsigned int count_guests(struct correlate_iter *iter)
 	unsigned int count = 0;
 
 	for (unsigned int i = 0; i < iter->sync_count; i++) {
-		count += may_use_vcpu(iter, machine_table_at(iter->machines, i));
+		count += correlate_vcpu_may_use(iter, machine_table_at(iter->machines, i));
 	}
 
 	return count;
@@ -89,37 +79,85 @@ void correlate_vcpu_start(struct correlate_iter *iter)
 	collector->decoder = event_decoder_create_without_strings();
 	collector->processes = vm_processes_create();
 	collector->modes = vm_guest_modes_create();
+	collector->deferred = g_array_new(FALSE, FALSE, sizeof(struct vm_fifo));
 	iter->vcpu_collector = collector;
 }
 
-static void note_host_event(struct vcpu_collector *collector, const bt_message *msg,
-		int64_t ns)
+/* A host event the collection uses, applied in its upstream's order. */
+static void apply_host_event(struct vcpu_collector *collector, const struct vm_event *event)
 {
-	struct vm_event event = { .machine = collector->host };
-
-	if (!event_decoder_decode(collector->decoder, msg, &event)) {
-		return;
-	}
-
-	switch (event.kind) {
+	switch (event->kind) {
 	case VM_EVENT_SCHED_SWITCH:
-		vm_guest_modes_switch(collector->modes, event.cpu,
-			event.u.sched_switch.prev_tid, event.u.sched_switch.next_tid);
+		vm_guest_modes_switch(collector->modes, event->cpu,
+			event->u.sched_switch.prev_tid, event->u.sched_switch.next_tid);
 		break;
 	case VM_EVENT_KVM_ENTRY:
-		vm_guest_modes_entry(collector->modes, event.cpu,
-			event.u.kvm_entry.vcpu_id, ns);
+		vm_guest_modes_entry(collector->modes, event->cpu,
+			event->u.kvm_entry.vcpu_id, event->ts);
 		break;
 	case VM_EVENT_KVM_EXIT:
-		vm_guest_modes_exit(collector->modes, event.cpu, ns);
+		vm_guest_modes_exit(collector->modes, event->cpu, event->ts);
 		break;
 	case VM_EVENT_STATEDUMP_PROCESS:
 	case VM_EVENT_PROCESS_FORK:
-		vm_processes_learn(collector->processes, &event);
+		vm_processes_learn(collector->processes, event);
 		break;
 	default:
 		break;
 	}
+}
+
+/* Whether the collection uses events of this kind. */
+static bool host_kind_used(enum vm_event_kind kind)
+{
+	return kind == VM_EVENT_SCHED_SWITCH || kind == VM_EVENT_KVM_ENTRY ||
+		kind == VM_EVENT_KVM_EXIT || kind == VM_EVENT_STATEDUMP_PROCESS ||
+		kind == VM_EVENT_PROCESS_FORK;
+}
+
+/*
+ * Read once, what is noted waits in its upstream's queue until the
+ * frontier passes it (correlate_vcpu_apply_until()): what the collection
+ * knows at each step is then what was read before the frontier, however
+ * the graph is built (one input per stream, or one muxed input).
+ */
+struct deferred_note {
+	struct vm_event event;        /* a host event, or a guest's: its ts and cpu */
+	struct machine *guest;        /* NULL: the host's */
+};
+
+static struct vm_fifo *deferred_queue(struct vcpu_collector *collector, guint upstream)
+{
+	while (collector->deferred->len <= upstream) {
+		struct vm_fifo fresh;
+
+		vm_fifo_init(&fresh, sizeof(struct deferred_note));
+		g_array_append_val(collector->deferred, fresh);
+	}
+
+	return &g_array_index(collector->deferred, struct vm_fifo, upstream);
+}
+
+static void note_host_event(struct correlate_iter *iter, struct vcpu_collector *collector,
+		guint upstream, const bt_message *msg, int64_t ns)
+{
+	struct vm_event event = { .machine = collector->host };
+	struct deferred_note *note;
+
+	if (!event_decoder_decode(collector->decoder, msg, &event) ||
+			!host_kind_used(event.kind)) {
+		return;
+	}
+
+	event.ts = ns;
+	if (!iter->onepass) {
+		apply_host_event(collector, &event);
+		return;
+	}
+
+	note = vm_fifo_push(deferred_queue(collector, upstream));
+	note->event = event;
+	note->guest = NULL;
 }
 
 /*
@@ -129,11 +167,23 @@ static void note_host_event(struct vcpu_collector *collector, const bt_message *
 static bool vmsync_reaches(struct correlate_iter *iter, const struct machine *machine)
 {
 	struct machine *reference = correlate_reference_machine(iter);
+	unsigned int x, y;
+	const struct vm_sync_online *online;
 
-	return iter->comp->params.sync == CORRELATE_SYNC_AUTO && iter->by_vmsync &&
-		reference == iter->sync_host &&
-		vm_sync_has_matches(iter->by_vmsync, iter->sync_index[reference->index],
-			iter->sync_index[machine->index]);
+	if (iter->comp->params.sync != CORRELATE_SYNC_AUTO || !iter->by_vmsync ||
+			reference != iter->sync_host) {
+		return false;
+	}
+
+	x = iter->sync_index[reference->index];
+	y = iter->sync_index[machine->index];
+	if (!iter->onepass) {
+		return vm_sync_has_matches(iter->by_vmsync, x, y);
+	}
+
+	/* Read once, the matches go to the pair's one-pass map only. */
+	online = vm_sync_online_of(iter->by_vmsync, x < y ? x : y, x < y ? y : x);
+	return online && vm_sync_online_matches(online) > 0;
 }
 
 static void drop_guest(struct correlate_iter *iter, struct vcpu_collector *collector,
@@ -141,7 +191,8 @@ static void drop_guest(struct correlate_iter *iter, struct vcpu_collector *colle
 {
 	correlate_machine_info(iter, machine)->vcpu_unneeded = true;
 	vm_vcpu_align_forget_guest(iter->by_vcpu, machine->index);
-	if (--collector->needing > 0) {
+	/* Read once, followed guests still take the host's intervals. */
+	if (--collector->needing > 0 || collector->following > 0) {
 		return;
 	}
 
@@ -154,7 +205,35 @@ static void drop_guest(struct correlate_iter *iter, struct vcpu_collector *colle
 		"reference `%s`.", machine_table_at(iter->machines, collector->host)->name);
 }
 
-void correlate_vcpu_note(struct correlate_iter *iter, const bt_message *msg,
+/* One guest event on its CPU `cpu` (negative: none). */
+static void apply_guest_event(struct correlate_iter *iter, struct vcpu_collector *collector,
+		struct machine *machine, struct machine_info *info, int64_t cpu, int64_t ts)
+{
+	if (info->vcpu_follow) {
+		/* Read once, a guest followed already (vcpu-onepass.c). */
+		if (cpu >= 0) {
+			vm_vcpu_follow_add_guest_event(info->vcpu_follow, (uint64_t) cpu, ts);
+		}
+
+		return;
+	}
+
+	if (info->vcpu_guest_events % NEED_CHECK_EVENTS == NEED_CHECK_EVENTS - 1 &&
+			correlate_vcpu_may_use(iter, machine) && vmsync_reaches(iter, machine)) {
+		drop_guest(iter, collector, machine);
+		return;
+	}
+
+	if (cpu < 0) {
+		info->vcpu_events_without_cpu++;
+		return;
+	}
+
+	vm_vcpu_align_add_guest_event(iter->by_vcpu, machine->index, (uint64_t) cpu, ts);
+	info->vcpu_guest_events++;
+}
+
+void correlate_vcpu_note(struct correlate_iter *iter, guint upstream, const bt_message *msg,
 		const struct msg_time *time, struct stream_state *state)
 {
 	struct vcpu_collector *collector = iter->vcpu_collector;
@@ -168,7 +247,7 @@ void correlate_vcpu_note(struct correlate_iter *iter, const bt_message *msg,
 
 	if (machine == iter->sync_host) {
 		if (!collector->host_dropped) {
-			note_host_event(collector, msg, time->ns);
+			note_host_event(iter, collector, upstream, msg, time->ns);
 		}
 
 		return;
@@ -178,22 +257,50 @@ void correlate_vcpu_note(struct correlate_iter *iter, const bt_message *msg,
 		return;
 	}
 
-	if (state->info->vcpu_guest_events % NEED_CHECK_EVENTS == NEED_CHECK_EVENTS - 1 &&
-			may_use_vcpu(iter, machine) && vmsync_reaches(iter, machine)) {
-		drop_guest(iter, collector, machine);
-		return;
-	}
-
 	cpu = event_decoder_cpu_id(collector->decoder,
 		bt_message_event_borrow_event_const(msg));
-	if (cpu < 0) {
-		state->info->vcpu_events_without_cpu++;
+	if (iter->onepass) {
+		struct deferred_note *note = vm_fifo_push(deferred_queue(collector, upstream));
+
+		note->event.ts = time->ns;
+		note->event.cpu = cpu;
+		note->guest = machine;
 		return;
 	}
 
-	vm_vcpu_align_add_guest_event(iter->by_vcpu, machine->index, (uint64_t) cpu,
-		time->ns);
-	state->info->vcpu_guest_events++;
+	apply_guest_event(iter, collector, machine, state->info, cpu, time->ns);
+}
+
+void correlate_vcpu_apply_until(struct correlate_iter *iter, int64_t frontier)
+{
+	struct vcpu_collector *collector = iter->vcpu_collector;
+
+	if (!collector) {
+		return;
+	}
+
+	for (guint i = 0; i < collector->deferred->len; i++) {
+		struct vm_fifo *queue = &g_array_index(collector->deferred, struct vm_fifo, i);
+		const struct deferred_note *note;
+
+		while ((note = vm_fifo_peek(queue)) && note->event.ts < frontier) {
+			if (!note->guest) {
+				if (!collector->host_dropped) {
+					apply_host_event(collector, &note->event);
+				}
+			} else {
+				struct machine_info *info =
+					correlate_machine_info(iter, note->guest);
+
+				if (!info->vcpu_unneeded) {
+					apply_guest_event(iter, collector, note->guest, info,
+						note->event.cpu, note->event.ts);
+				}
+			}
+
+			vm_fifo_pop(queue);
+		}
+	}
 }
 
 /* What one host process's vCPU threads did, for the DEBUG lines. */
@@ -343,6 +450,11 @@ static void destroy_collector(struct correlate_iter *iter)
 		return;
 	}
 
+	for (guint i = 0; i < collector->deferred->len; i++) {
+		vm_fifo_fini(&g_array_index(collector->deferred, struct vm_fifo, i));
+	}
+
+	g_array_free(collector->deferred, TRUE);
 	vm_guest_modes_destroy(collector->modes);
 	vm_processes_destroy(collector->processes);
 	event_decoder_destroy(collector->decoder);

@@ -29,9 +29,15 @@ struct vcpu_collector;
  */
 void correlate_vcpu_start(struct correlate_iter *iter);
 
-/* One event message of the sync pass, with its time on its own clock. */
-void correlate_vcpu_note(struct correlate_iter *iter, const bt_message *msg,
+/*
+ * One event message of the sync pass (or read once), from upstream
+ * `upstream`, with its time on its own clock.
+ */
+void correlate_vcpu_note(struct correlate_iter *iter, guint upstream, const bt_message *msg,
 		const struct msg_time *time, struct stream_state *state);
+
+/* Read once: applies what was noted before `frontier` (own clocks). */
+void correlate_vcpu_apply_until(struct correlate_iter *iter, int64_t frontier);
 
 /*
  * The whole input is read: the host's intervals go to iter->by_vcpu with
@@ -39,6 +45,9 @@ void correlate_vcpu_note(struct correlate_iter *iter, const bt_message *msg,
  * line per host process tells what was collected.
  */
 void correlate_vcpu_finish(struct correlate_iter *iter);
+
+/* Whether the vCPU method may synchronize `machine`: not the host, nor the reference. */
+bool correlate_vcpu_may_use(struct correlate_iter *iter, struct machine *machine);
 
 /* Forgets the collection (iter->by_vcpu included). */
 void correlate_vcpu_reset(struct correlate_iter *iter);

@@ -76,9 +76,8 @@ static const char *host_name(const struct correlate_iter *iter)
 	return iter->sync_host ? iter->sync_host->name : "(none)";
 }
 
-/* Why a fit failed, with what would help, for the no-sync warning. */
-static char *fit_failure(const struct correlate_iter *iter, const struct vm_vcpu_fit *fit,
-		const struct machine_info *info)
+char *correlate_vcpu_fit_failure(const struct correlate_iter *iter,
+		const struct vm_vcpu_fit *fit, const struct machine_info *info)
 {
 	switch (fit->status) {
 	case VM_VCPU_FIT_TOO_LITTLE:
@@ -157,5 +156,5 @@ char *correlate_vcpu_failure(struct correlate_iter *iter,
 		info->quality = VM_SYNC_FAIL;
 	}
 
-	return fit_failure(iter, fit, info);
+	return correlate_vcpu_fit_failure(iter, fit, info);
 }

@@ -24,9 +24,10 @@
   whole trace first, gives other ones), correlate gives the same messages
   at the same times behind src.ctf.fs and behind forwarders that cannot
   seek, and its map has several segments (vm:sync events).
-- Behind src.ctf.fs, a guest that needs the vCPU method (no vmsync or TCP)
-  makes correlate read again with its sync pass, which synchronizes it
-  (INFO lines); behind forwarders it keeps its own clock, warned.
+- Guests that only the vCPU method can synchronize (no vmsync, no TCP,
+  slewed clocks) are read once too: both synchronized by vcpu, no sync
+  pass taking over, and the same messages at the same times behind
+  src.ctf.fs and behind forwarders that cannot seek.
 """
 
 import os
@@ -240,21 +241,28 @@ def check_unpairable():
 SLEWED = ["--seed", 34, "--host-cpus", 2, "--threads", 4, "--guest-activity", "basic",
           "--vmsync-period-ms", 10, "--tcp-period-ms", 20,
           "--slew-ppm", 50, "--slew-period-ms", "1000:2000"]
-# Guests that only the vCPU method can synchronize.
-VCPU_ONLY = ["--seed", 35, "--vmsync-period-ms", 0, "--tcp-period-ms", 0,
-             "--duration-ms", 300]
+# Guests that only the vCPU method can synchronize, their clocks slewed.
+VCPU_ONLY = ["--seed", 35, "--host-cpus", 2, "--threads", 4, "--guest-activity", "basic",
+             "--vmsync-period-ms", 0, "--tcp-period-ms", 0,
+             "--slew-ppm", 50, "--slew-period-ms", "1000:2000"]
+
+
+def same_behind_forwarders(traces, label):
+    """correlate's output behind src.ctf.fs, which must be the one behind
+    forwarders that cannot seek, and its count of vm:sync events."""
+    seekable = read_direct(traces, {}, False)
+    forwarded = read_direct(traces, {}, True)
+    if forwarded != seekable or not seekable:
+        vmtest.fail("%s: %d messages behind forwarders that cannot seek, %d behind "
+                    "src.ctf.fs, or other times" % (label, len(forwarded), len(seekable)))
+    return seekable, sum(1 for _, _, name in seekable if name == "vm:sync")
 
 
 def check_generated_read_once():
     duration = 1500 if vmtest.small_inputs() else 4000
     out = truthdata.generate("correlate-seek-slewed", SLEWED + ["--duration-ms", duration])
     traces = list(truthdata.ctf_traces(out).values())
-    seekable = read_direct(traces, {}, False)
-    forwarded = read_direct(traces, {}, True)
-    segments = sum(1 for _, _, name in seekable if name == "vm:sync")
-    if forwarded != seekable or not seekable:
-        vmtest.fail("slewed workload: %d messages behind forwarders that cannot seek, %d "
-                    "behind src.ctf.fs, or other times" % (len(forwarded), len(seekable)))
+    seekable, segments = same_behind_forwarders(traces, "slewed workload")
     if segments < 2:
         vmtest.fail("slewed workload: %d vm:sync events; a slewed clock read once needs "
                     "several segments" % segments)
@@ -263,19 +271,25 @@ def check_generated_read_once():
                                                                segments))
 
 
-def check_vcpu_fallback():
-    out = truthdata.generate("correlate-seek-vcpu", VCPU_ONLY)
+def check_vcpu_read_once():
+    """vCPU-only guests: read once too (no sync pass taking over), both
+    synchronized by vcpu, the same output behind src.ctf.fs and behind
+    forwarders that cannot seek."""
+    duration = 1500 if vmtest.small_inputs() else 4000
+    out = truthdata.generate("correlate-seek-vcpu", VCPU_ONLY + ["--duration-ms", duration])
     traces = list(truthdata.ctf_traces(out).values())
     args = ["--log-level=INFO"] + cc.direct_args(traces, sink="sink.utils.dummy")
     proc = vmtest.babeltrace2(args, check=False)
     text = " ".join(proc.stderr.split())
     synced = re.findall(r"Machine `(guest\d)`: role guest, sync vcpu, quality accurate", text)
-    if proc.returncode != 0 or "reads its inputs again" not in text or len(synced) != 2:
-        vmtest.fail("vCPU-only guests behind src.ctf.fs: exit %d, no INFO line of the "
-                    "sync pass taking over, or not both guests synchronized by vcpu (%r):\n%s"
+    if proc.returncode != 0 or "reads its inputs again" in text or len(synced) != 2:
+        vmtest.fail("vCPU-only guests behind src.ctf.fs: exit %d, the sync pass took over, "
+                    "or not both guests synchronized by vcpu (%r):\n%s"
                     % (proc.returncode, synced, proc.stderr[-4000:]))
-    print("vCPU-only guests behind src.ctf.fs: read again by the sync pass, %s "
-          "synchronized by vcpu" % " and ".join(sorted(synced)))
+    seekable, segments = same_behind_forwarders(traces, "vCPU-only workload")
+    print("vCPU-only guests (%d ms, slewed), read once: %s synchronized by vcpu, the same "
+          "%d messages (%d vm:sync events) behind src.ctf.fs and behind forwarders"
+          % (duration, " and ".join(sorted(synced)), len(seekable), segments))
 
 
 def main():
@@ -299,7 +313,7 @@ def main():
     check_real_pair()
     check_unpairable()
     check_generated_read_once()
-    check_vcpu_fallback()
+    check_vcpu_read_once()
 
 
 main()

@@ -138,6 +138,50 @@ START_TEST(destroy_without_drain_frees_everything)
 }
 END_TEST
 
+/* Read once: what closed is given as it goes, what is open or unnamed waits. */
+START_TEST(take_closed_gives_what_closed_and_keeps_the_rest)
+{
+	struct vm_guest_modes *modes = vm_guest_modes_create();
+	GArray *got = g_array_new(FALSE, FALSE, sizeof(struct vm_guest_mode_interval));
+
+	ck_assert_int_eq(vm_guest_modes_pending_since(modes), INT64_MAX);
+	vm_guest_modes_switch(modes, 0, 1, 100);
+	vm_guest_modes_entry(modes, 0, 0, 10);
+	vm_guest_modes_exit(modes, 0, 20);
+	/* CPU 1 has not switched yet: its interval waits for its thread. */
+	vm_guest_modes_entry(modes, 1, 1, 12);
+	vm_guest_modes_exit(modes, 1, 16);
+	vm_guest_modes_entry(modes, 0, 0, 30);
+	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 12);
+	vm_guest_modes_take_closed(modes, collect, got);
+	ck_assert_uint_eq(got->len, 1);
+	expect(got, 0, 100, 0, 10, 20);
+	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 12);
+
+	vm_guest_modes_switch(modes, 1, 7, 300);
+	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 30);
+	vm_guest_modes_exit(modes, 0, 40);
+	ck_assert_int_eq(vm_guest_modes_pending_since(modes), INT64_MAX);
+	g_array_set_size(got, 0);
+	vm_guest_modes_take_closed(modes, collect, got);
+	ck_assert_uint_eq(got->len, 2);
+	/* Threads in any order: find each. */
+	if (g_array_index(got, struct vm_guest_mode_interval, 0).tid == 7) {
+		expect(got, 0, 7, 1, 12, 16);
+		expect(got, 1, 100, 0, 30, 40);
+	} else {
+		expect(got, 0, 100, 0, 30, 40);
+		expect(got, 1, 7, 1, 12, 16);
+	}
+	g_array_set_size(got, 0);
+	vm_guest_modes_take_closed(modes, collect, got);
+	ck_assert_uint_eq(got->len, 0);
+	ck_assert_uint_eq(vm_guest_modes_counts(modes).intervals, 3);
+	g_array_free(got, TRUE);
+	vm_guest_modes_destroy(modes);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("guest-mode");
@@ -150,6 +194,7 @@ int main(void)
 	tcase_add_test(tc, intervals_before_a_cpus_first_switch_belong_to_its_prev_tid);
 	tcase_add_test(tc, entries_without_vcpu_or_cpu_are_counted_not_kept);
 	tcase_add_test(tc, destroy_without_drain_frees_everything);
+	tcase_add_test(tc, take_closed_gives_what_closed_and_keeps_the_rest);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

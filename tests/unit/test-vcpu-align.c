@@ -14,135 +14,7 @@
 #include "sync/map.h"
 #include "sync/segments.h"
 #include "sync/vcpu-align.h"
-
-#define HOST 0u
-#define HOST_START INT64_C(1600000000000000000)
-
-struct sim_event {
-	int64_t guest_ts;
-	int64_t host_ts;   /* the truth */
-};
-
-/* From host time `from` on, the guest clock runs `ppm` off the host's. */
-struct sim_rate {
-	int64_t from;
-	int64_t ppm;
-	int64_t lag;          /* guest behind host at `from`, from the rates before */
-};
-
-struct sim {
-	GRand *rand;
-	int64_t offset_ns;    /* host = guest + offset + drift */
-	int64_t drift_ppm;
-	GArray *events;       /* struct sim_event, every CPU */
-	GArray *rates;        /* struct sim_rate by `from`, or NULL: drift_ppm throughout */
-};
-
-static int64_t range(GRand *rand, int64_t low, int64_t high)
-{
-	return low + (int64_t) g_rand_double_range(rand, 0, (double) (high - low));
-}
-
-/* The guest clock at true (host) time h. */
-static int64_t guest_clock(const struct sim *sim, int64_t h)
-{
-	const struct sim_rate *rate = NULL;
-
-	if (!sim->rates)
-		return h - sim->offset_ns - (h - HOST_START) * sim->drift_ppm / 1000000;
-	for (guint i = 0; i < sim->rates->len &&
-			g_array_index(sim->rates, struct sim_rate, i).from <= h; i++)
-		rate = &g_array_index(sim->rates, struct sim_rate, i);
-	return h - sim->offset_ns - rate->lag - (h - rate->from) * rate->ppm / 1000000;
-}
-
-/*
- * Slews the guest clock as NTP does: from HOST_START on, every `min_ns` to
- * `max_ns`, its rate becomes drift_ppm plus up to +-`step_ppm`.
- */
-static void sim_slew(struct sim *sim, int64_t step_ppm, int64_t min_ns, int64_t max_ns,
-		int64_t duration)
-{
-	struct sim_rate rate = { HOST_START, sim->drift_ppm, 0 };
-
-	sim->rates = g_array_new(FALSE, FALSE, sizeof(struct sim_rate));
-	while (rate.from < HOST_START + duration + max_ns) {
-		int64_t next = rate.from + range(sim->rand, min_ns, max_ns);
-
-		g_array_append_val(sim->rates, rate);
-		rate.lag += (next - rate.from) * rate.ppm / 1000000;
-		rate.from = next;
-		rate.ppm = sim->drift_ppm + range(sim->rand, -step_ppm, step_ppm);
-	}
-}
-
-/* How long a vCPU stays out of guest mode: mostly short, sometimes idle. */
-static int64_t time_out(GRand *rand)
-{
-	double p = g_rand_double(rand);
-
-	if (p < 0.80)
-		return range(rand, 1000, 20000);
-	if (p < 0.95)
-		return range(rand, 20000, 300000);
-	return range(rand, 500000, 5000000);
-}
-
-static void emit(struct sim *sim, struct vm_vcpu_align *align, unsigned int guest,
-		uint64_t cpu, int64_t h)
-{
-	struct sim_event event = { guest_clock(sim, h), h };
-
-	if (guest != G_MAXUINT)
-		vm_vcpu_align_add_guest_event(align, guest, cpu, event.guest_ts);
-	g_array_append_val(sim->events, event);
-}
-
-/*
- * One VM over `duration`: for each vCPU, guest-mode intervals given to the
- * alignment as process `pid` (unless pid < 0), events given as `guest`
- * (unless G_MAXUINT): one soon after most entries, one shortly before most
- * exits, others in between.
- */
-static void simulate(struct sim *sim, struct vm_vcpu_align *align, int64_t pid,
-		unsigned int guest, unsigned int vcpus, int64_t duration)
-{
-	for (unsigned int v = 0; v < vcpus; v++) {
-		int64_t h = HOST_START + range(sim->rand, 0, 100000);
-
-		while (h < HOST_START + duration) {
-			int64_t entry = h, exit = h + range(sim->rand, 5000, 200000);
-			int64_t t = entry + range(sim->rand, 300, 2000);
-
-			if (pid >= 0)
-				vm_vcpu_align_add_guest_mode(align, HOST, pid, pid * 100 + v,
-					v, entry, exit);
-			while (t < exit - 3000) {
-				emit(sim, align, guest, v, t);
-				t += range(sim->rand, 1000, 50000);
-			}
-			emit(sim, align, guest, v, exit - range(sim->rand, 300, 3000));
-			h = exit + time_out(sim->rand);
-		}
-	}
-}
-
-static void sim_init(struct sim *sim, guint32 seed, int64_t offset_ns, int64_t drift_ppm)
-{
-	sim->rand = g_rand_new_with_seed(seed);
-	sim->offset_ns = offset_ns;
-	sim->drift_ppm = drift_ppm;
-	sim->events = g_array_new(FALSE, FALSE, sizeof(struct sim_event));
-	sim->rates = NULL;
-}
-
-static void sim_fini(struct sim *sim)
-{
-	g_rand_free(sim->rand);
-	g_array_free(sim->events, TRUE);
-	if (sim->rates)
-		g_array_free(sim->rates, TRUE);
-}
+#include "vcpu-sim.h"
 
 static gint compare_i64(gconstpointer a, gconstpointer b)
 {
@@ -530,7 +402,7 @@ START_TEST(test_slewed_periodic_is_ambiguous)
 
 		vm_vcpu_align_add_guest_mode(align, HOST, 900, 90000, 0, h, exit);
 		for (int64_t t = h + 1000; t < exit - 1000; t += 10000)
-			emit(&sim, align, 0, 0, t);
+			sim_emit(&sim, align, 0, 0, t);
 	}
 	vm_vcpu_align_solve(align, 1, &fit);
 	ck_assert_msg(fit.status == VM_VCPU_FIT_AMBIGUOUS, "status %d", fit.status);

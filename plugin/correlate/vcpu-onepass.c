@@ -1,0 +1,216 @@
+/*
+ * The vCPU method read once: see vcpu-onepass.h.
+ */
+
+#include <glib.h>
+
+#include "correlate/iterator.h"
+#include "correlate/vcpu-collect.h"
+#include "correlate/vcpu-collect-private.h"
+#include "correlate/vcpu-onepass.h"
+#include "correlate/vcpu-solve.h"
+#include "sync/online.h"
+#include "sync/vcpu-follow.h"
+
+/* One interval for a follower, batched so that it gets them in order. */
+struct batched_interval {
+	uint64_t vcpu;
+	int64_t entry;
+	int64_t exit;
+};
+
+struct route {
+	struct correlate_iter *iter;
+	struct vcpu_collector *collector;
+	GPtrArray *batches;   /* per machine_info index: GArray of batched_interval, or NULL */
+};
+
+bool correlate_vcpu_onepass_possible(struct correlate_iter *iter, struct machine *machine)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+
+	return iter->onepass && iter->vcpu_collector && iter->by_vcpu &&
+		correlate_reference_machine(iter) == iter->sync_host &&
+		correlate_vcpu_may_use(iter, machine) && !info->vcpu_unneeded &&
+		(info->vcpu_guest_events > 0 || info->vcpu_events_without_cpu == 0);
+}
+
+/* The followed guest whose QEMU is `process`, or -1. */
+static int follower_of(struct correlate_iter *iter, int64_t process)
+{
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		if (info->vcpu_follow && info->host_pid == process) {
+			return (int) i;
+		}
+	}
+
+	return -1;
+}
+
+static void route_interval(void *data, const struct vm_guest_mode_interval *interval)
+{
+	struct route *route = data;
+	struct vcpu_collector *collector = route->collector;
+	int64_t pid = interval->tid < 0 ? -1 : vm_processes_pid_of(collector->processes,
+		collector->host, interval->tid);
+	/* As the alignment names a process (vcpu-align.c): its thread when unknown. */
+	int follower = follower_of(route->iter, pid >= 0 ? pid : interval->tid);
+
+	if (follower >= 0) {
+		GArray *batch = g_ptr_array_index(route->batches, (guint) follower);
+		struct batched_interval item = { interval->vcpu, interval->entry_ns,
+			interval->exit_ns };
+
+		if (!batch) {
+			batch = g_array_new(FALSE, FALSE, sizeof(struct batched_interval));
+			g_ptr_array_index(route->batches, (guint) follower) = batch;
+		}
+
+		g_array_append_val(batch, item);
+	} else if (collector->needing > 0) {
+		vm_vcpu_align_add_guest_mode(route->iter->by_vcpu, collector->host, pid,
+			interval->tid, interval->vcpu, interval->entry_ns, interval->exit_ns);
+	}
+}
+
+static gint compare_batched(gconstpointer a, gconstpointer b)
+{
+	const struct batched_interval *x = a, *y = b;
+
+	return (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+/* The intervals closed since the last time, to their followers or the alignment. */
+static void route_intervals(struct correlate_iter *iter)
+{
+	struct route route = { iter, iter->vcpu_collector, NULL };
+
+	if (!route.collector || route.collector->host_dropped) {
+		return;
+	}
+
+	route.batches = g_ptr_array_new();
+	g_ptr_array_set_size(route.batches, iter->infos->len);
+	vm_guest_modes_take_closed(route.collector->modes, route_interval, &route);
+	for (guint i = 0; i < route.batches->len; i++) {
+		GArray *batch = g_ptr_array_index(route.batches, i);
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		if (!batch) {
+			continue;
+		}
+
+		g_array_sort(batch, compare_batched);
+		for (guint j = 0; j < batch->len; j++) {
+			const struct batched_interval *item =
+				&g_array_index(batch, struct batched_interval, j);
+
+			vm_vcpu_follow_add_guest_mode(info->vcpu_follow, item->vcpu, item->entry,
+				item->exit);
+		}
+
+		g_array_free(batch, TRUE);
+	}
+
+	g_ptr_array_free(route.batches, TRUE);
+}
+
+bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *machine,
+		struct vm_vcpu_fit *fit)
+{
+	struct vcpu_collector *collector = iter->vcpu_collector;
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	unsigned int count = machine_table_count(iter->machines);
+	struct vm_vcpu_fit *fits;
+
+	*fit = (struct vm_vcpu_fit) { .status = VM_VCPU_FIT_NO_HOST };
+	if (!correlate_vcpu_onepass_possible(iter, machine)) {
+		return false;
+	}
+
+	route_intervals(iter);
+	if (!vm_vcpu_align_has_host(iter->by_vcpu)) {
+		return false;
+	}
+
+	fits = g_new0(struct vm_vcpu_fit, count);
+	vm_vcpu_align_keep_piecewise(iter->by_vcpu);
+	vm_vcpu_align_solve(iter->by_vcpu, count, fits);
+	*fit = fits[machine->index];
+	g_free(fits);
+	if (fit->status != VM_VCPU_FIT_OK || fit->host != collector->host) {
+		return false;
+	}
+
+	info->vcpu_online = vm_sync_online_create();
+	info->vcpu_follow = vm_vcpu_follow_create(iter->by_vcpu, machine->index, fit,
+		info->vcpu_online);
+	info->host_pid = fit->host_pid;
+	/* From now on its events go to the follower (vcpu-collect.c). */
+	vm_vcpu_align_forget_guest(iter->by_vcpu, machine->index);
+	collector->needing--;
+	collector->following++;
+	return true;
+}
+
+void correlate_vcpu_onepass_step(struct correlate_iter *iter, int64_t frontier)
+{
+	int64_t host_known;
+
+	if (!iter->vcpu_collector || iter->vcpu_collector->following == 0) {
+		return;
+	}
+
+	route_intervals(iter);
+	/* An interval still open, or waiting for its thread, may begin before the frontier. */
+	host_known = vm_guest_modes_pending_since(iter->vcpu_collector->modes);
+	host_known = host_known < frontier ? host_known : frontier;
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		if (info->vcpu_follow) {
+			vm_vcpu_follow_advance(info->vcpu_follow, host_known, frontier,
+				info->vcpu_online);
+		}
+	}
+}
+
+void correlate_vcpu_onepass_finish(struct correlate_iter *iter)
+{
+	route_intervals(iter);
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		if (info->vcpu_follow) {
+			vm_vcpu_follow_finish(info->vcpu_follow, info->vcpu_online);
+		}
+	}
+}
+
+void correlate_vcpu_onepass_reset(struct correlate_iter *iter)
+{
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		if (!info) {
+			continue;
+		}
+
+		if (info->vcpu_follow) {
+			info->host_pid = -1;
+		}
+
+		vm_vcpu_follow_destroy(info->vcpu_follow);
+		vm_sync_online_destroy(info->vcpu_online);
+		info->vcpu_follow = NULL;
+		info->vcpu_online = NULL;
+	}
+}
+
+char *correlate_vcpu_onepass_failure(struct correlate_iter *iter, struct machine *machine,
+		const struct vm_vcpu_fit *fit)
+{
+	return correlate_vcpu_fit_failure(iter, fit, correlate_machine_info(iter, machine));
+}
