@@ -270,12 +270,36 @@ void vm_guest_modes_drain(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
 	}
 }
 
-void vm_guest_modes_take_closed(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
-		void *data)
+/*
+ * The intervals that closed before `before` on a CPU that has not switched
+ * yet go to the unknown thread: a vCPU thread pinned to its CPU may never
+ * switch, and its intervals cannot wait for a name forever.
+ */
+static void unname_old(struct vm_guest_modes *modes, int64_t before)
+{
+	for (guint i = 0; i < modes->cpus->len; i++) {
+		struct cpu_state *cpu = &g_array_index(modes->cpus, struct cpu_state, i);
+		guint old = 0;
+
+		if (!cpu->before_switch)
+			continue;
+		while (old < cpu->before_switch->len &&
+				g_array_index(cpu->before_switch, struct run, old).exit_ns < before)
+			old++;
+		if (old == 0)
+			continue;
+		g_array_append_vals(thread_runs(modes, -1), cpu->before_switch->data, old);
+		g_array_remove_range(cpu->before_switch, 0, old);
+	}
+}
+
+void vm_guest_modes_take_closed(struct vm_guest_modes *modes, int64_t unnamed_before,
+		vm_guest_mode_sink sink, void *data)
 {
 	GHashTableIter it;
 	gpointer key, value;
 
+	unname_old(modes, unnamed_before);
 	g_hash_table_iter_init(&it, modes->threads);
 	while (g_hash_table_iter_next(&it, &key, &value)) {
 		GArray *runs = value;

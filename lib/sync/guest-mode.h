@@ -69,10 +69,12 @@ void vm_guest_modes_drain(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
  * Read once (correlate without a sync pass): gives `sink` the intervals
  * closed since the last call on CPUs whose thread is known (as
  * vm_guest_modes_drain() does), and keeps everything else: open intervals,
- * and the intervals of a CPU whose first sched_switch has not come yet.
+ * and the intervals of a CPU whose first sched_switch has not come yet,
+ * unless they closed before `unnamed_before`: those go as the unknown
+ * thread's (-1).
  */
-void vm_guest_modes_take_closed(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
-		void *data);
+void vm_guest_modes_take_closed(struct vm_guest_modes *modes, int64_t unnamed_before,
+		vm_guest_mode_sink sink, void *data);
 
 /*
  * The earliest entry of an interval that a later vm_guest_modes_take_closed()

@@ -18,6 +18,8 @@
 #define RATE_CHANGE_DIVISOR 5000
 /* How loosely a line is known when no run bounded one yet. */
 #define UNGUIDED_WIDTH_NS 10000
+/* CPU numbers below this are found by index, others by a search. */
+#define MAX_INDEXED_CPUS 4096
 /* What is kept of the fit's data before its last constraint. */
 #define KEEP_BEFORE_NS INT64_C(1000000)
 
@@ -38,7 +40,7 @@ struct follow_cpu {
 
 struct vm_vcpu_follow {
 	GArray *cpus;                 /* struct follow_cpu */
-	guint last_cpu;               /* index of the last CPU an event went to */
+	GArray *by_number;            /* guint index into cpus (G_MAXUINT: none), per CPU number */
 	/* The walk: the run since the rate last changed, and the line in use. */
 	struct vm_sync_hull *run;
 	struct vm_sync_hull *guide;   /* the run the line came from (NULL: the fit's line) */
@@ -65,19 +67,25 @@ static struct follow_cpu *cpu_of(struct vm_vcpu_follow *follow, uint64_t cpu)
 		.prev_exit = INT64_MIN,
 	};
 
-	if (follow->last_cpu < follow->cpus->len && cpu_at(follow, follow->last_cpu)->cpu == cpu)
-		return cpu_at(follow, follow->last_cpu);
+	guint none = G_MAXUINT;
+
+	/* Every guest event looks its CPU up: by number, for the usual small ones. */
+	if (cpu < MAX_INDEXED_CPUS && cpu < follow->by_number->len &&
+			g_array_index(follow->by_number, guint, cpu) != G_MAXUINT)
+		return cpu_at(follow, g_array_index(follow->by_number, guint, cpu));
 	for (guint i = 0; i < follow->cpus->len; i++) {
-		if (cpu_at(follow, i)->cpu == cpu) {
-			follow->last_cpu = i;
+		if (cpu_at(follow, i)->cpu == cpu)
 			return cpu_at(follow, i);
-		}
 	}
 	vm_fifo_init(&fresh.events, sizeof(int64_t));
 	vm_fifo_init(&fresh.intervals, sizeof(struct vm_guest_mode));
 	g_array_append_val(follow->cpus, fresh);
-	follow->last_cpu = follow->cpus->len - 1;
-	return cpu_at(follow, follow->last_cpu);
+	if (cpu < MAX_INDEXED_CPUS) {
+		while (follow->by_number->len <= cpu)
+			g_array_append_val(follow->by_number, none);
+		g_array_index(follow->by_number, guint, cpu) = follow->cpus->len - 1;
+	}
+	return cpu_at(follow, follow->cpus->len - 1);
 }
 
 /* The constraint's host time orders the hull's points (vcpu-align-private.h). */
@@ -370,6 +378,7 @@ struct vm_vcpu_follow *vm_vcpu_follow_create(const struct vm_vcpu_align *align,
 		g_hash_table_lookup(align->constraints, GUINT_TO_POINTER(guest + 1));
 
 	follow->cpus = g_array_new(FALSE, FALSE, sizeof(struct follow_cpu));
+	follow->by_number = g_array_new(FALSE, FALSE, sizeof(guint));
 	follow->pending = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
 	follow->stretch_fed = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
 	follow->run = vm_sync_hull_create();
@@ -399,6 +408,7 @@ void vm_vcpu_follow_destroy(struct vm_vcpu_follow *follow)
 		vm_fifo_fini(&cpu_at(follow, i)->intervals);
 	}
 	g_array_free(follow->cpus, TRUE);
+	g_array_free(follow->by_number, TRUE);
 	g_array_free(follow->pending, TRUE);
 	g_array_free(follow->stretch_fed, TRUE);
 	vm_sync_hull_destroy(follow->run);

@@ -79,10 +79,11 @@
 #define NO_MATCH_WAIT_MESSAGES (1 << 16)
 /*
  * The vCPU method (vcpu-onepass.c) aligns a guest on what was read when its
- * events span VCPU_FIRST_TRY_NS, or VCPU_FIRST_TRY_MESSAGES wait, and again
- * on twice as much each time it does not fit (too little activity yet).
- * When the sync pass can take over, it does after VCPU_SEEK_BUDGET_*: the
- * whole trace may fit where its beginning does not.
+ * events span VCPU_FIRST_TRY_NS, or when the collection has read
+ * VCPU_FIRST_TRY_MESSAGES events (host and guests), and again on twice as
+ * much each time it does not fit (too little activity yet). When the sync
+ * pass can take over, it does after VCPU_SEEK_BUDGET_*: the whole trace may
+ * fit where its beginning does not.
  */
 #define VCPU_FIRST_TRY_NS INT64_C(250000000)
 #define VCPU_FIRST_TRY_MESSAGES (1 << 16)
@@ -113,7 +114,7 @@ struct onepass_machine {
 	unsigned int announced;          /* segments told as vm:sync events */
 	/* The vCPU method: when to try next, and how the last try went. */
 	int64_t next_try_span;
-	guint next_try_held;
+	uint64_t next_try_notes;
 	bool vcpu_tried;
 	bool vcpu_given_up;
 	struct vm_vcpu_fit vcpu_fit;
@@ -146,7 +147,7 @@ static struct onepass_machine *onepass_machine_create(struct machine *machine, g
 
 	op->machine = machine;
 	op->next_try_span = VCPU_FIRST_TRY_NS;
-	op->next_try_held = VCPU_FIRST_TRY_MESSAGES;
+	op->next_try_notes = VCPU_FIRST_TRY_MESSAGES;
 	op->held = g_array_sized_new(FALSE, FALSE, sizeof(struct vm_fifo), upstreams);
 	g_array_set_size(op->held, upstreams);
 	for (guint i = 0; i < upstreams; i++) {
@@ -379,22 +380,25 @@ static bool vcpu_due(struct correlate_iter *iter, struct onepass_machine *op, in
 	/* Up to the frontier: what was read beyond it depends on how the graph is built. */
 	int64_t last = op->last_read < frontier ? op->last_read : frontier;
 	int64_t span = op->has_event && last > op->first_event ? last - op->first_event : 0;
-	guint held = held_in_all(iter);
+	/* The notes the collection applied (not the messages held): the same in every graph. */
+	uint64_t notes = correlate_vcpu_notes_applied(iter);
 	bool seek = sync_pass_may_pair(iter, op);
+	/* The memory budget of a first formula holds in any case. */
 	bool budget = span >= (seek ? VCPU_SEEK_BUDGET_NS : FIRST_WAIT_NS) ||
-		held >= (seek ? VCPU_SEEK_BUDGET_MESSAGES : FIRST_WAIT_MESSAGES);
+		(seek && notes >= VCPU_SEEK_BUDGET_MESSAGES) ||
+		held_in_all(iter) >= FIRST_WAIT_MESSAGES;
 
-	if (span < op->next_try_span && held < op->next_try_held && !budget) {
+	if (span < op->next_try_span && notes < op->next_try_notes && !budget) {
 		return false;
 	}
 
 	op->vcpu_tried = true;
-	if (correlate_vcpu_onepass_try(iter, op->machine, &op->vcpu_fit)) {
+	if (correlate_vcpu_onepass_try(iter, op->machine, frontier, &op->vcpu_fit)) {
 		return true;
 	}
 
 	op->next_try_span = span * 2 > VCPU_FIRST_TRY_NS ? span * 2 : VCPU_FIRST_TRY_NS;
-	op->next_try_held = held * 2 > VCPU_FIRST_TRY_MESSAGES ? held * 2 :
+	op->next_try_notes = notes * 2 > VCPU_FIRST_TRY_MESSAGES ? notes * 2 :
 		VCPU_FIRST_TRY_MESSAGES;
 	op->vcpu_given_up = budget;
 	return budget;
@@ -554,6 +558,11 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 
 	op->decided = true;
 	iter->bound_valid = false;
+	if (strcmp(method, "vcpu") != 0) {
+		/* Its events need not wait for an alignment any more. */
+		correlate_vcpu_guest_done(iter, op->machine, false);
+	}
+
 	if (!online) {
 		warn_unsynchronized(iter, op);
 		return;
@@ -1018,7 +1027,7 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 				/* The last try, on the whole input. */
 				op->vcpu_tried = true;
 				op->vcpu_given_up = !correlate_vcpu_onepass_try(iter, op->machine,
-					&op->vcpu_fit);
+					INT64_MAX, &op->vcpu_fit);
 			}
 
 			correlate_vcpu_onepass_finish(iter);

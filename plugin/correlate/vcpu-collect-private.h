@@ -31,6 +31,7 @@ struct vcpu_collector {
 	unsigned int following;
 	/* Read once: struct vm_fifo of notes per upstream, until the frontier passes them. */
 	GArray *deferred;
+	uint64_t applied;   /* notes applied so far: what was read, however the graph is built */
 };
 
 #endif /* VM_CORRELATE_VCPU_COLLECT_PRIVATE_H */

@@ -186,28 +186,44 @@ static bool vmsync_reaches(struct correlate_iter *iter, const struct machine *ma
 	return online && vm_sync_online_matches(online) > 0;
 }
 
-static void drop_guest(struct correlate_iter *iter, struct vcpu_collector *collector,
-		struct machine *machine)
+void correlate_vcpu_guest_done(struct correlate_iter *iter, struct machine *machine,
+		bool followed)
 {
-	correlate_machine_info(iter, machine)->vcpu_unneeded = true;
-	vm_vcpu_align_forget_guest(iter->by_vcpu, machine->index);
-	/* Read once, followed guests still take the host's intervals. */
-	if (--collector->needing > 0 || collector->following > 0) {
+	struct vcpu_collector *collector = iter->vcpu_collector;
+	struct machine_info *info = correlate_machine_info(iter, machine);
+
+	if (!collector || info->vcpu_unneeded || info->vcpu_follow ||
+			!correlate_vcpu_may_use(iter, machine)) {
 		return;
 	}
 
-	/* No guest left for the method: the host's intervals go too. */
+	info->vcpu_unneeded = !followed;
+	collector->following += followed;
+	vm_vcpu_align_forget_guest(iter->by_vcpu, machine->index);
+	if (collector->needing == 0 || --collector->needing > 0) {
+		return;
+	}
+
+	/* No guest left to align: what the alignment kept of the host goes. */
+	vm_vcpu_align_destroy(iter->by_vcpu);
+	iter->by_vcpu = vm_vcpu_align_create();
+	if (collector->following > 0) {
+		/* Read once, followed guests still take the host's intervals. */
+		return;
+	}
+
 	vm_guest_modes_destroy(collector->modes);
 	collector->modes = vm_guest_modes_create();
 	collector->host_dropped = true;
 	vm_log_bt(iter->log_level, BT_LOGGING_LEVEL_DEBUG, CORRELATE_LOG_TAG, iter->name,
 		"vCPU collection stopped: every guest has vmsync matches with the "
-		"reference `%s`.", machine_table_at(iter->machines, collector->host)->name);
+		"reference `%s`, or another method.",
+		machine_table_at(iter->machines, collector->host)->name);
 }
 
 /* One guest event on its CPU `cpu` (negative: none). */
-static void apply_guest_event(struct correlate_iter *iter, struct vcpu_collector *collector,
-		struct machine *machine, struct machine_info *info, int64_t cpu, int64_t ts)
+static void apply_guest_event(struct correlate_iter *iter, struct machine *machine,
+		struct machine_info *info, int64_t cpu, int64_t ts)
 {
 	if (info->vcpu_follow) {
 		/* Read once, a guest followed already (vcpu-onepass.c). */
@@ -220,7 +236,7 @@ static void apply_guest_event(struct correlate_iter *iter, struct vcpu_collector
 
 	if (info->vcpu_guest_events % NEED_CHECK_EVENTS == NEED_CHECK_EVENTS - 1 &&
 			correlate_vcpu_may_use(iter, machine) && vmsync_reaches(iter, machine)) {
-		drop_guest(iter, collector, machine);
+		correlate_vcpu_guest_done(iter, machine, false);
 		return;
 	}
 
@@ -268,7 +284,7 @@ void correlate_vcpu_note(struct correlate_iter *iter, guint upstream, const bt_m
 		return;
 	}
 
-	apply_guest_event(iter, collector, machine, state->info, cpu, time->ns);
+	apply_guest_event(iter, machine, state->info, cpu, time->ns);
 }
 
 void correlate_vcpu_apply_until(struct correlate_iter *iter, int64_t frontier)
@@ -293,14 +309,20 @@ void correlate_vcpu_apply_until(struct correlate_iter *iter, int64_t frontier)
 					correlate_machine_info(iter, note->guest);
 
 				if (!info->vcpu_unneeded) {
-					apply_guest_event(iter, collector, note->guest, info,
+					apply_guest_event(iter, note->guest, info,
 						note->event.cpu, note->event.ts);
 				}
 			}
 
+			collector->applied++;
 			vm_fifo_pop(queue);
 		}
 	}
+}
+
+uint64_t correlate_vcpu_notes_applied(const struct correlate_iter *iter)
+{
+	return iter->vcpu_collector ? iter->vcpu_collector->applied : 0;
 }
 
 /* What one host process's vCPU threads did, for the DEBUG lines. */

@@ -39,6 +39,18 @@ void correlate_vcpu_note(struct correlate_iter *iter, guint upstream, const bt_m
 /* Read once: applies what was noted before `frontier` (own clocks). */
 void correlate_vcpu_apply_until(struct correlate_iter *iter, int64_t frontier);
 
+/* Notes applied so far (read once): the same count in every graph form. */
+uint64_t correlate_vcpu_notes_applied(const struct correlate_iter *iter);
+
+/*
+ * `machine` no longer needs the alignment: another method synchronizes it,
+ * or (`followed`) it was aligned and is followed (vcpu-onepass.c). Once no
+ * guest needs it, what the alignment kept goes, and without followers the
+ * host's intervals are not collected any more.
+ */
+void correlate_vcpu_guest_done(struct correlate_iter *iter, struct machine *machine,
+		bool followed);
+
 /*
  * The whole input is read: the host's intervals go to iter->by_vcpu with
  * their processes, its machine_info gets the pairing counts, and a DEBUG

@@ -12,6 +12,13 @@
 #include "sync/online.h"
 #include "sync/vcpu-follow.h"
 
+/*
+ * A host CPU that has not switched threads yet after this long (a vCPU
+ * thread pinned to it) gives its intervals as the unknown thread's: they
+ * hold back the host time known complete until then.
+ */
+#define UNNAMED_AFTER_NS INT64_C(1000000000)
+
 /* One interval for a follower, batched so that it gets them in order. */
 struct batched_interval {
 	uint64_t vcpu;
@@ -82,8 +89,11 @@ static gint compare_batched(gconstpointer a, gconstpointer b)
 	return (x->entry > y->entry) - (x->entry < y->entry);
 }
 
-/* The intervals closed since the last time, to their followers or the alignment. */
-static void route_intervals(struct correlate_iter *iter)
+/*
+ * The intervals closed since the last time, to their followers or the
+ * alignment, read up to `frontier`.
+ */
+static void route_intervals(struct correlate_iter *iter, int64_t frontier)
 {
 	struct route route = { iter, iter->vcpu_collector, NULL };
 
@@ -93,7 +103,9 @@ static void route_intervals(struct correlate_iter *iter)
 
 	route.batches = g_ptr_array_new();
 	g_ptr_array_set_size(route.batches, iter->infos->len);
-	vm_guest_modes_take_closed(route.collector->modes, route_interval, &route);
+	vm_guest_modes_take_closed(route.collector->modes,
+		frontier == INT64_MAX ? INT64_MAX : frontier - UNNAMED_AFTER_NS, route_interval,
+		&route);
 	for (guint i = 0; i < route.batches->len; i++) {
 		GArray *batch = g_ptr_array_index(route.batches, i);
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
@@ -118,19 +130,20 @@ static void route_intervals(struct correlate_iter *iter)
 }
 
 bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *machine,
-		struct vm_vcpu_fit *fit)
+		int64_t frontier, struct vm_vcpu_fit *fit)
 {
 	struct vcpu_collector *collector = iter->vcpu_collector;
 	struct machine_info *info = correlate_machine_info(iter, machine);
 	unsigned int count = machine_table_count(iter->machines);
 	struct vm_vcpu_fit *fits;
+	struct vm_vcpu_follow *follow;
 
 	*fit = (struct vm_vcpu_fit) { .status = VM_VCPU_FIT_NO_HOST };
 	if (!correlate_vcpu_onepass_possible(iter, machine)) {
 		return false;
 	}
 
-	route_intervals(iter);
+	route_intervals(iter, frontier);
 	if (!vm_vcpu_align_has_host(iter->by_vcpu)) {
 		return false;
 	}
@@ -145,13 +158,11 @@ bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *mac
 	}
 
 	info->vcpu_online = vm_sync_online_create();
-	info->vcpu_follow = vm_vcpu_follow_create(iter->by_vcpu, machine->index, fit,
-		info->vcpu_online);
+	follow = vm_vcpu_follow_create(iter->by_vcpu, machine->index, fit, info->vcpu_online);
 	info->host_pid = fit->host_pid;
 	/* From now on its events go to the follower (vcpu-collect.c). */
-	vm_vcpu_align_forget_guest(iter->by_vcpu, machine->index);
-	collector->needing--;
-	collector->following++;
+	correlate_vcpu_guest_done(iter, machine, true);
+	info->vcpu_follow = follow;
 	return true;
 }
 
@@ -163,7 +174,7 @@ void correlate_vcpu_onepass_step(struct correlate_iter *iter, int64_t frontier)
 		return;
 	}
 
-	route_intervals(iter);
+	route_intervals(iter, frontier);
 	/* An interval still open, or waiting for its thread, may begin before the frontier. */
 	host_known = vm_guest_modes_pending_since(iter->vcpu_collector->modes);
 	host_known = host_known < frontier ? host_known : frontier;
@@ -179,7 +190,7 @@ void correlate_vcpu_onepass_step(struct correlate_iter *iter, int64_t frontier)
 
 void correlate_vcpu_onepass_finish(struct correlate_iter *iter)
 {
-	route_intervals(iter);
+	route_intervals(iter, INT64_MAX);
 	for (guint i = 0; i < iter->infos->len; i++) {
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
 

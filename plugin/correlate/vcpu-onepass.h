@@ -29,12 +29,12 @@ struct machine;
 bool correlate_vcpu_onepass_possible(struct correlate_iter *iter, struct machine *machine);
 
 /*
- * Aligns `machine` on what was read: on success, the machine is followed
- * (its info's vcpu_follow and vcpu_online, host_pid). `*fit` tells how it
- * went.
+ * Aligns `machine` on what was read up to `frontier` (INT64_MAX: all): on
+ * success, the machine is followed (its info's vcpu_follow and
+ * vcpu_online, host_pid). `*fit` tells how it went.
  */
 bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *machine,
-		struct vm_vcpu_fit *fit);
+		int64_t frontier, struct vm_vcpu_fit *fit);
 
 /*
  * The inputs were read up to `frontier` (every upstream, own clocks):

@@ -153,7 +153,7 @@ START_TEST(take_closed_gives_what_closed_and_keeps_the_rest)
 	vm_guest_modes_exit(modes, 1, 16);
 	vm_guest_modes_entry(modes, 0, 0, 30);
 	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 12);
-	vm_guest_modes_take_closed(modes, collect, got);
+	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
 	ck_assert_uint_eq(got->len, 1);
 	expect(got, 0, 100, 0, 10, 20);
 	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 12);
@@ -163,7 +163,7 @@ START_TEST(take_closed_gives_what_closed_and_keeps_the_rest)
 	vm_guest_modes_exit(modes, 0, 40);
 	ck_assert_int_eq(vm_guest_modes_pending_since(modes), INT64_MAX);
 	g_array_set_size(got, 0);
-	vm_guest_modes_take_closed(modes, collect, got);
+	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
 	ck_assert_uint_eq(got->len, 2);
 	/* Threads in any order: find each. */
 	if (g_array_index(got, struct vm_guest_mode_interval, 0).tid == 7) {
@@ -174,9 +174,20 @@ START_TEST(take_closed_gives_what_closed_and_keeps_the_rest)
 		expect(got, 1, 7, 1, 12, 16);
 	}
 	g_array_set_size(got, 0);
-	vm_guest_modes_take_closed(modes, collect, got);
+	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
 	ck_assert_uint_eq(got->len, 0);
 	ck_assert_uint_eq(vm_guest_modes_counts(modes).intervals, 3);
+
+	/* CPU 2 never switches: once old enough, its intervals are the unknown thread's. */
+	vm_guest_modes_entry(modes, 2, 4, 50);
+	vm_guest_modes_exit(modes, 2, 60);
+	vm_guest_modes_entry(modes, 2, 4, 70);
+	vm_guest_modes_exit(modes, 2, 80);
+	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 50);
+	vm_guest_modes_take_closed(modes, 75, collect, got);
+	ck_assert_uint_eq(got->len, 1);
+	expect(got, 0, -1, 4, 50, 60);
+	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 70);
 	g_array_free(got, TRUE);
 	vm_guest_modes_destroy(modes);
 }
