@@ -133,10 +133,11 @@ def check_real_traces():
                      ("tc-synctraces/scp_src", False),
                      ("tc-synctraces/scp_dest", False)):
         path = os.path.join(base, "traces", rel)
-        if vmtest.under_valgrind() and rel != "bt-lttng-tracefile-rotation/kernel":
+        if vmtest.small_inputs() and rel != "bt-lttng-tracefile-rotation/kernel":
             # Checked by the plain run; the small rotation trace is enough
-            # to look for memory errors on real LTTng metadata.
-            print("under valgrind, skipped (checked by the plain run): " + rel)
+            # to look for memory errors and undefined behaviour on real
+            # LTTng metadata (valgrind, sanitizers).
+            print("small inputs, skipped (checked by the plain run): " + rel)
             continue
         if not os.path.isdir(path):
             print("not present, skipped: " + path)

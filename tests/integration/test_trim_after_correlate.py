@@ -353,8 +353,8 @@ def check_issue_command():
     """The command of the issue, on tc-many-threads: it used to fail at once."""
     base = vmtest.shared_dir()
     trace = base and os.path.join(base, "traces", "tc-many-threads")
-    if not trace or not os.path.isdir(trace) or vmtest.under_valgrind():
-        print("tc-many-threads: skipped (absent, or under valgrind)")
+    if not trace or not os.path.isdir(trace) or vmtest.small_inputs():
+        print("tc-many-threads: skipped (absent, or small inputs: valgrind, sanitizers)")
         return
     begin = 1457113583 * 1000000000
     full = read([trace], "convert", False)
@@ -371,7 +371,7 @@ def check_issue_command():
 
 def real_traces():
     base = vmtest.shared_dir()
-    if base is None or vmtest.under_valgrind():
+    if base is None or vmtest.small_inputs():
         return {}
     found = {}
     synctraces = os.path.join(base, "traces", "tc-synctraces")
