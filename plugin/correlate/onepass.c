@@ -82,8 +82,9 @@
  * events span VCPU_FIRST_TRY_NS, or when the collection has read
  * VCPU_FIRST_TRY_MESSAGES events (host and guests), and again on twice as
  * much each time it does not fit (too little activity yet). When the sync
- * pass can take over, it does after VCPU_SEEK_BUDGET_*: the whole trace may
- * fit where its beginning does not.
+ * pass can take over, or TCP matches are ready, they do after
+ * VCPU_SEEK_BUDGET_*: the whole trace may fit where its beginning does not,
+ * and a machine with TCP matches may be no guest at all.
  */
 #define VCPU_FIRST_TRY_NS INT64_C(250000000)
 #define VCPU_FIRST_TRY_MESSAGES (1 << 16)
@@ -369,6 +370,16 @@ static bool sync_pass_may_pair(struct correlate_iter *iter, const struct onepass
 		(!trace_without_sync(iter, op) && machine_table_count(iter->machines) > 2);
 }
 
+/* Whether TCP matches with the reference could give `op` its first formula. */
+static bool tcp_ready(struct correlate_iter *iter, const struct onepass_machine *op)
+{
+	struct vm_sync_online *by_tcp = vm_sync_online_of(iter->by_tcp, 0,
+		iter->sync_index[op->machine->index]);
+
+	return iter->comp->params.sync == CORRELATE_SYNC_AUTO && by_tcp &&
+		vm_sync_online_fewest_each_way(by_tcp) >= FIRST_MATCHES;
+}
+
 /*
  * A guest waiting for the vCPU method: tried when the data doubled since
  * the last try; given up after its budget (that of the first formula, or
@@ -382,10 +393,14 @@ static bool vcpu_due(struct correlate_iter *iter, struct onepass_machine *op, in
 	int64_t span = op->has_event && last > op->first_event ? last - op->first_event : 0;
 	/* The notes the collection applied (not the messages held): the same in every graph. */
 	uint64_t notes = correlate_vcpu_notes_applied(iter);
-	bool seek = sync_pass_may_pair(iter, op);
+	/*
+	 * The shorter budget when something else can pair it: the sync pass,
+	 * or TCP matches ready (a machine that is no guest at all, say).
+	 */
+	bool other = sync_pass_may_pair(iter, op) || tcp_ready(iter, op);
 	/* The memory budget of a first formula holds in any case. */
-	bool budget = span >= (seek ? VCPU_SEEK_BUDGET_NS : FIRST_WAIT_NS) ||
-		(seek && notes >= VCPU_SEEK_BUDGET_MESSAGES) ||
+	bool budget = span >= (other ? VCPU_SEEK_BUDGET_NS : FIRST_WAIT_NS) ||
+		(other && notes >= VCPU_SEEK_BUDGET_MESSAGES) ||
 		held_in_all(iter) >= FIRST_WAIT_MESSAGES;
 
 	if (span < op->next_try_span && notes < op->next_try_notes && !budget) {
