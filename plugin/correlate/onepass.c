@@ -533,23 +533,27 @@ static void warn_unsynchronized(struct correlate_iter *iter, const struct onepas
 static void log_fall_back(struct correlate_iter *iter, const struct onepass_machine *op)
 {
 	const char *without = trace_without_sync(iter, op);
+	char *vcpu = op->vcpu_tried && op->vcpu_fit.status != VM_VCPU_FIT_OK ?
+		correlate_vcpu_onepass_failure(iter, op->machine, &op->vcpu_fit) : NULL;
 
 	CORRELATE_LOGI(iter->log_level, iter->name,
 		"Machine `%s` has no direct vmsync or TCP pair with the reference `%s` "
-		"(%s): filter.vm.correlate reads its inputs again, from the beginning, "
-		"with a synchronization pass, which sees the whole trace first (%s), "
-		"instead of reading them once.",
+		"(%s)%s%s: filter.vm.correlate reads its inputs again, from the "
+		"beginning, with a synchronization pass, which sees the whole trace "
+		"first (%s), instead of reading them once.",
 		op->machine->name, reference_name(iter),
 		without ? (strcmp(without, "its trace") == 0 ?
 			"its trace declares no vmsync or TCP event" :
 			"the reference's trace declares no vmsync or TCP event") :
 			"no such message matched them in what was read",
+		vcpu ? ", and no vCPU alignment in what was read: " : "", vcpu ? vcpu : "",
 		op->vcpu_tried ? "the vCPU method on all of it, later matches, paths through "
 			"other machines" :
 		iter->comp->params.sync == CORRELATE_SYNC_AUTO ?
 			"later matches, the vCPU method from stock KVM events, paths "
 			"through other machines" :
 			"later matches, paths through other machines");
+	g_free(vcpu);
 }
 
 /* The first formula: the best line, fixed up to `horizon`. */

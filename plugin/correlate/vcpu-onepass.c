@@ -223,5 +223,13 @@ void correlate_vcpu_onepass_reset(struct correlate_iter *iter)
 char *correlate_vcpu_onepass_failure(struct correlate_iter *iter, struct machine *machine,
 		const struct vm_vcpu_fit *fit)
 {
+	if (fit->status == VM_VCPU_FIT_NO_HOST && iter->sync_host &&
+			correlate_machine_info(iter, iter->sync_host)->declares_kvm) {
+		/* Read once, the host's entries may simply not have come yet. */
+		return g_strdup_printf("no guest-mode interval of host `%s` was read within "
+			"the wait (are their clocks far apart? correlate reads every trace in "
+			"the order of its own clock)", iter->sync_host->name);
+	}
+
 	return correlate_vcpu_fit_failure(iter, fit, correlate_machine_info(iter, machine));
 }

@@ -27,7 +27,12 @@
 - Guests that only the vCPU method can synchronize (no vmsync, no TCP,
   slewed clocks) are read once too: both synchronized by vcpu, no sync
   pass taking over, and the same messages at the same times behind
-  src.ctf.fs and behind forwarders that cannot seek.
+  src.ctf.fs and behind forwarders that cannot seek. A guest whose clock
+  is 30 s behind the host's (its whole trace read before the host's first
+  event): behind src.ctf.fs the sync pass takes over after 4 s of it, with
+  an INFO line that says why, and synchronizes it; behind forwarders the
+  vCPU tries go on while the host is read, and it is synchronized read
+  once.
 """
 
 import os
@@ -292,6 +297,40 @@ def check_vcpu_read_once():
           % (duration, " and ".join(sorted(synced)), len(seekable), segments))
 
 
+# A guest whose clock is 30 s behind the host's: its whole trace is read
+# (in the order of the clocks) before the host's first event.
+VCPU_BEHIND = ["--seed", 36, "--guests", 1, "--host-cpus", 1, "--guest-activity", "basic",
+               "--vmsync-period-ms", 0, "--tcp-period-ms", 0,
+               "--guest-offset-ns", -30000000000]
+
+
+def check_vcpu_far_behind():
+    """Behind src.ctf.fs, the vCPU tries give up after 4 s of the guest's
+    trace without any host interval read, and the sync pass takes over
+    (INFO line saying why) and synchronizes it; behind forwarders that
+    cannot seek, the tries go on while the host is read, and the guest is
+    synchronized read once (no warning)."""
+    duration = 4500
+    out = truthdata.generate("correlate-seek-behind", VCPU_BEHIND + ["--duration-ms", duration])
+    traces = list(truthdata.ctf_traces(out).values())
+    args = ["--log-level=INFO"] + cc.direct_args(traces, sink="sink.utils.dummy")
+    proc = vmtest.babeltrace2(args, check=False)
+    text = " ".join(proc.stderr.split())
+    if proc.returncode != 0 or "reads its inputs again" not in text or \
+            "no guest-mode interval of host `host` was read" not in text or \
+            "Machine `guest1`: role guest, sync vcpu, quality accurate" not in text:
+        vmtest.fail("guest 30 s behind, behind src.ctf.fs: exit %d, or no sync pass taking "
+                    "over with its reason, or guest1 not synchronized by vcpu:\n%s"
+                    % (proc.returncode, proc.stderr[-4000:]))
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--read-once"] + traces,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0 or "no synchronization pair" in proc.stderr:
+        vmtest.fail("guest 30 s behind, read once behind forwarders: exit %d, or warned:\n%s"
+                    % (proc.returncode, proc.stderr[-4000:]))
+    print("guest 30 s behind its host: behind src.ctf.fs the sync pass takes over after "
+          "4 s of its trace; behind forwarders it is synchronized read once")
+
+
 def main():
     if sys.argv[1:2] == ["--read-once"]:
         read_direct(sys.argv[2:], {}, True, bt2.LoggingLevel.WARNING)
@@ -314,6 +353,7 @@ def main():
     check_unpairable()
     check_generated_read_once()
     check_vcpu_read_once()
+    check_vcpu_far_behind()
 
 
 main()
