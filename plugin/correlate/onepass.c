@@ -518,9 +518,10 @@ static void warn_unsynchronized(struct correlate_iter *iter, const struct onepas
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s` has no synchronization pair with the reference `%s` "
 		"(sync=\"%s\", inputs read once: %s): its times stay on its own "
-		"clock (vm_sync_quality `absent`). %s, or pass "
+		"clock (vm_sync_quality `%s`). %s, or pass "
 		"transforms={%s={slope=S,offset-ns=O}}.", machine->name,
 		reference_name(iter), correlate_sync_method_name(method), reason,
+		vm_sync_quality_name(correlate_machine_info(iter, machine)->quality),
 		method == CORRELATE_SYNC_VMSYNC ? "Trace the vmsync events on both machines "
 			"(or pass sync=\"auto\" to use the other methods too)" :
 		method == CORRELATE_SYNC_TCP ? "Trace the TCP events on both machines (or "

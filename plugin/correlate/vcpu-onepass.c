@@ -153,6 +153,14 @@ bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *mac
 	vm_vcpu_align_solve(iter->by_vcpu, count, fits);
 	*fit = fits[machine->index];
 	g_free(fits);
+	if (fit->status == VM_VCPU_FIT_OK && follower_of(iter, fit->host_pid) >= 0) {
+		/*
+		 * A guest followed already no longer takes part in the solve:
+		 * its QEMU is taken (two traces of one VM), as the solve says it.
+		 */
+		fit->status = VM_VCPU_FIT_TAKEN;
+	}
+
 	if (fit->status != VM_VCPU_FIT_OK || fit->host != collector->host) {
 		return false;
 	}
