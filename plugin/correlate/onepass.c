@@ -292,7 +292,6 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 	unsigned int other = iter->sync_index[op->machine->index];
 	struct vm_sync_online *by_vmsync = vm_sync_online_of(iter->by_vmsync, ref, other);
 	struct vm_sync_online *by_tcp = vm_sync_online_of(iter->by_tcp, ref, other);
-
 	struct machine_info *info = correlate_machine_info(iter, op->machine);
 
 	if (wanted != CORRELATE_SYNC_TCP && wanted != CORRELATE_SYNC_VCPU && by_vmsync &&
@@ -1044,13 +1043,15 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 
 		if (!op->decided) {
 			if (waits_for_vcpu(iter, op)) {
-				/* The last try, on the whole input. */
+				/* The last try, on the whole input; its follower attributes it all. */
 				op->vcpu_tried = true;
 				op->vcpu_given_up = !correlate_vcpu_onepass_try(iter, op->machine,
 					INT64_MAX, &op->vcpu_fit);
+				if (!op->vcpu_given_up) {
+					correlate_vcpu_onepass_finish(iter);
+				}
 			}
 
-			correlate_vcpu_onepass_finish(iter);
 			decide(iter, op, INT64_MAX);
 			if (iter->onepass_fallback) {
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;

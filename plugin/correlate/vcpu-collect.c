@@ -15,8 +15,6 @@
 #include "sync/vcpu-follow.h"
 #include "util/fifo.h"
 
-
-
 /* Guest events between two checks of whether a guest still needs the method. */
 #define NEED_CHECK_EVENTS 1024
 
