@@ -267,6 +267,8 @@ def pick_bounds(full):
 
 
 def check_graphs(label, traces, with_state, forms=("convert", "run")):
+    """Returns the bounds of the last form's check (its untrimmed output read
+    again would give the same: the callers reuse them)."""
     for form in forms:
         what = "%s, %s form%s" % (label, form, ", with state" if with_state else "")
         full = read(traces, form, with_state)
@@ -282,6 +284,7 @@ def check_graphs(label, traces, with_state, forms=("convert", "run")):
                 full, begin, end)):
             vmtest.fail("%s: no vm:vcpu_state event in the trimmed range: "
                         "the state stream is not tested" % what)
+    return begin, end
 
 
 PRETTY = {"clock-seconds": ("yes",), "color": "never", "no-delta": ("yes",)}
@@ -398,9 +401,8 @@ def main():
     # Old LTTng packets that overlap stop babeltrace2's muxer: run form only.
     for label, traces in real_traces().items():
         # No host there: state only passes the messages on (CLI check below).
-        check_graphs(label, traces, False, forms=("run",))
-        full = read(traces, "run", False)
-        begin, end = pick_bounds(full)
+        # Its bounds: those of its untrimmed output, read once (the biggest read).
+        begin, end = check_graphs(label, traces, False, forms=("run",))
         check_cli_forms(label + " + state", traces, ["filter.vm.state"], begin, end,
                         forms=("run",))
     check_issue_command()
