@@ -22,23 +22,19 @@ TIME_RE = re.compile(r"\[(?:[\d,]+ cycles, )?(-?[\d,]+) ns from origin\]")
 CYCLES_RE = re.compile(r"\[[\d,]+ cycles, (-?[\d,]+ ns from origin)\]")
 
 
+# A clock class block: its heading and the lines indented deeper than it.
+CLOCK_BLOCK_RE = re.compile(r"^( *)(?:Default clock class|Clock class):\n(?:\1 .*\n)*", re.M)
+
+
 def normalize(text):
     """Strips clock-class lines: the `Default clock class:` / `Clock class:`
-    blocks, and the cycle counts of times (clock values of another clock)."""
-    out = []
-    block_indent = None
-    for line in text.splitlines():
-        indent = len(line) - len(line.lstrip(" "))
-        if block_indent is not None:
-            if indent > block_indent:
-                continue
-            block_indent = None
-        stripped = line.strip()
-        if stripped in ("Default clock class:", "Clock class:"):
-            block_indent = indent
-            continue
-        out.append(CYCLES_RE.sub(r"[\1]", line))
-    return out
+    blocks, and the cycle counts of times (clock values of another clock).
+
+    Whole-text regular expressions: outputs of millions of lines (the real
+    traces) never go through Python code line by line."""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return CYCLES_RE.sub(r"[\1]", CLOCK_BLOCK_RE.sub("", text)).splitlines()
 
 
 def times_ns(lines):
