@@ -13,6 +13,7 @@
 
 #include "common/address-hash.h"
 #include "mirror.h"
+#include "util/arena.h"
 
 /*
  * One upstream -> output mapping: a GHashTable plus a small direct-mapped
@@ -21,6 +22,12 @@
  * of them: each keeps its slot.
  */
 #define MIRROR_MAP_CACHE_BITS 5
+
+/*
+ * Bytes per chunk of records (mirror-parked.c): a few hundred events, so
+ * that a chunk goes back to malloc() soon after the look-ahead lets them go.
+ */
+#define MIRROR_PARK_CHUNK_SIZE (64 * 1024)
 
 struct mirror_map_slot {
 	const void *key;
@@ -89,6 +96,7 @@ struct mirror {
 	 */
 	struct mirror_map park_plans;
 	GByteArray *park_scratch;
+	struct vm_arena *park_arena;   /* the records themselves */
 
 	/*
 	 * The last conversion: the component asks mirror_message_time() and

@@ -19,6 +19,10 @@
  * field, a variant its 8-byte option index and its field; a structure is
  * its members. The output field classes are copies of the upstream ones,
  * so the same walk reads the record back into the output event.
+ *
+ * Records are cut from the mirror's arena (util/arena.h) rather than each
+ * from malloc(): they leave about in the order they came, one after the
+ * other in memory.
  */
 
 #include <inttypes.h>
@@ -324,7 +328,7 @@ struct mirror_parked *mirror_park(struct mirror *mirror, const bt_message *in, i
 		return NULL;
 	}
 
-	parked = g_malloc(sizeof(*parked) + out.used);
+	parked = vm_arena_alloc(mirror->park_arena, sizeof(*parked) + out.used);
 	parked->event_class = ec;
 	parked->stream = bt_event_borrow_stream_const(event);
 	bt_stream_get_ref(parked->stream);
@@ -348,7 +352,7 @@ void mirror_parked_destroy(struct mirror_parked *parked)
 
 	bt_packet_put_ref(parked->packet);
 	bt_stream_put_ref(parked->stream);
-	g_free(parked);
+	vm_arena_free(parked);
 }
 
 const bt_stream *mirror_parked_stream(const struct mirror_parked *parked)

@@ -128,6 +128,7 @@ struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
 	mirror_map_init(&mirror->formulas, put_clock_class, NULL);
 	mirror_map_init(&mirror->park_plans, put_event_class, mirror_park_plans_destroy);
 	mirror->park_scratch = g_byte_array_new();
+	mirror->park_arena = vm_arena_create(MIRROR_PARK_CHUNK_SIZE);
 	mirror->field_classes = g_hash_table_new_full(g_direct_hash,
 		g_direct_equal, put_field_class, put_field_class);
 	return mirror;
@@ -148,6 +149,8 @@ void mirror_destroy(struct mirror *mirror)
 	mirror_map_fini(&mirror->formulas);
 	mirror_map_fini(&mirror->park_plans);
 	g_byte_array_unref(mirror->park_scratch);
+	/* Records still waiting (freed after the mirror) keep their chunks. */
+	vm_arena_destroy(mirror->park_arena);
 	g_hash_table_destroy(mirror->field_classes);
 	bt_clock_class_put_ref(mirror->clock_class);
 	g_free(mirror);
