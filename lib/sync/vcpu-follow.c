@@ -45,6 +45,7 @@ struct vm_vcpu_follow {
 	struct vm_sync_hull *run;
 	struct vm_sync_hull *guide;   /* the run the line came from (NULL: the fit's line) */
 	struct vm_sync_formula line;
+	struct vm_sync_prepared line_prepared;  /* `line`, for every guest event */
 	int64_t line_at;
 	int64_t edge;                 /* host time attributed up to */
 	GArray *pending;              /* struct vm_vcpu_constraint, not fed yet */
@@ -131,6 +132,13 @@ static void feed(struct vm_vcpu_follow *follow, const struct vm_vcpu_constraint 
 	vm_sync_online_add(online, c->host_to_guest, at, c->host_to_guest ? c->recv : c->send);
 }
 
+/* The line in use; prepared once, applied to every guest event. */
+static void set_line(struct vm_vcpu_follow *follow, const struct vm_sync_formula *line)
+{
+	follow->line = *line;
+	vm_sync_formula_prepare(line, &follow->line_prepared);
+}
+
 /* What the line in use may be off by at host time `at` (the walk's tolerance). */
 static int64_t tolerance_at(const struct vm_vcpu_follow *follow, int64_t at)
 {
@@ -164,7 +172,7 @@ static void take_run_line(struct vm_vcpu_follow *follow)
 	if (follow->guide && (tolerance_at(&trial, next) > tolerance_at(follow, next) ||
 			fabsl(line.slope - follow->line.slope) > 1.0L / RATE_CHANGE_DIVISOR))
 		return;
-	follow->line = line;
+	set_line(follow, &line);
 	vm_sync_hull_destroy(follow->guide);
 	follow->guide = vm_sync_hull_copy(follow->run);
 	follow->line_at = follow->edge;
@@ -235,7 +243,7 @@ static void attribute_cpu(struct vm_vcpu_follow *follow, struct follow_cpu *cpu,
 
 	while ((event = vm_fifo_peek(&cpu->events))) {
 		int64_t g = *event;
-		int64_t h = vm_sync_formula_apply(&follow->line, g);
+		int64_t h = vm_sync_prepared_apply(&follow->line_prepared, g);
 
 		if (h > high)
 			break;
@@ -382,7 +390,7 @@ struct vm_vcpu_follow *vm_vcpu_follow_create(const struct vm_vcpu_align *align,
 	follow->pending = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
 	follow->stretch_fed = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
 	follow->run = vm_sync_hull_create();
-	follow->line = fit->formula;
+	set_line(follow, &fit->formula);
 	follow->fed_last = INT64_MIN;
 	follow->edge = INT64_MIN;
 	if (constraints) {
