@@ -19,7 +19,9 @@ MIRRORTEST_DIR = os.path.join(vmtest.BUILD_DIR, "tests", "mirrortest")
 KINDS_DIR = os.path.join(vmtest.SOURCE_DIR, "tests", "mirrortest")
 
 TIME_RE = re.compile(r"\[(?:[\d,]+ cycles, )?(-?[\d,]+) ns from origin\]")
-CYCLES_RE = re.compile(r"\[[\d,]+ cycles, (-?[\d,]+ ns from origin)\]")
+# The cycle count in "[C cycles, N ns from origin]", to be deleted (no
+# template to expand per match: millions of them in the real traces).
+CYCLES_RE = re.compile(r"(?<=\[)[\d,]+ cycles, (?=-?[\d,]+ ns from origin\])")
 
 
 # A clock class block: its heading and the lines indented deeper than it.
@@ -34,16 +36,17 @@ def normalize(text):
     traces) never go through Python code line by line."""
     if text and not text.endswith("\n"):
         text += "\n"
-    return CYCLES_RE.sub(r"[\1]", CLOCK_BLOCK_RE.sub("", text)).splitlines()
+    return CYCLES_RE.sub("", CLOCK_BLOCK_RE.sub("", text)).splitlines()
 
 
 def times_ns(lines):
-    return [int(m.group(1).replace(",", "")) for line in lines
-            for m in TIME_RE.finditer(line)]
+    return [int(m.group(1).replace(",", "")) for m in TIME_RE.finditer("\n".join(lines))]
 
 
 def without_times(lines):
-    return [TIME_RE.sub("[TIME]", line) for line in lines]
+    """The lines with their times replaced (one pass over the joined text:
+    no time spans lines, and no line holds a line break)."""
+    return TIME_RE.sub("[TIME]", "\n".join(lines)).split("\n") if lines else []
 
 
 def details(source_args, offset=None, extra_paths=(), mux=True, park=False):
@@ -84,28 +87,41 @@ def stale_string(upstream, mirrored):
     return ": " in upstream and mirrored.rstrip() == name + ":"
 
 
-def check_source(name, source_args, extra_paths=(), mux=True):
+def check_source(name, source_args, extra_paths=(), mux=True, identity=True):
+    """Upstream against the mirror with offset-ns=1000, parked and not, and
+    with offset-ns=0 (the identity formula's own path) unless `identity` is
+    false."""
     def run(offset):
         return normalize(details(source_args, offset, extra_paths, mux))
 
     upstream = run(None)
-    same = run(0)
-    stale = sum(1 for a, b in zip(upstream, same) if a != b and stale_string(a, b))
-    upstream = [b if a != b and stale_string(a, b) else a
-                for a, b in zip(upstream, same)] + upstream[len(same):]
-    if upstream != same:
-        vmtest.fail("%s: the mirror prints differently from upstream, %s" % (
-            name, first_difference(upstream, same)))
-
     shifted = run(1000)
+    # A stale string printed upstream is a line without a time: the shifted
+    # output shows what the mirror prints there.
+    plain_upstream, plain_shifted = without_times(upstream), without_times(shifted)
+    is_stale = [a != b and stale_string(a, b)
+                for a, b in zip(plain_upstream, plain_shifted)]
+    stale = sum(is_stale)
+    upstream = [b if s else a for a, b, s in zip(upstream, shifted, is_stale)] + \
+        upstream[len(shifted):]
+    if identity:
+        same = run(0)
+        if upstream != same:
+            vmtest.fail("%s: the mirror prints differently from upstream, %s" % (
+                name, first_difference(upstream, same)))
+
     # Read once, correlate parks events as records while they wait.
     parked = normalize(details(source_args, 1000, extra_paths, mux, park=True))
     if parked != shifted:
         vmtest.fail("%s: parked events print differently, %s" % (
             name, first_difference(shifted, parked)))
-    if without_times(shifted) != without_times(upstream):
+    # Stale lines hold no time: patching them needs no new pass.
+    plain_upstream = [b if s else a for a, b, s in
+                      zip(plain_upstream, plain_shifted, is_stale)] + \
+        plain_upstream[len(plain_shifted):]
+    if plain_shifted != plain_upstream:
         vmtest.fail("%s: offset-ns=1000 changed more than times, %s" % (
-            name, first_difference(without_times(upstream), without_times(shifted))))
+            name, first_difference(plain_upstream, plain_shifted)))
     before, after = times_ns(upstream), times_ns(shifted)
     if not before:
         vmtest.fail("%s: no time found in the output" % name)
@@ -138,8 +154,10 @@ def check_real_traces():
         if not os.path.isdir(path):
             print("not present, skipped: " + path)
             continue
+        # The identity formula's path: checked on the kinds (check_kinds()),
+        # and the host's in every correlate test of the real traces.
         check_source(rel, ["-c", "src:src.ctf.fs", "-p", 'inputs=["%s"]' % path],
-                     mux=mux)
+                     mux=mux, identity=False)
         count += 1
     return count
 
