@@ -262,6 +262,13 @@ void correlate_onepass_reset(struct correlate_iter *iter)
 	correlate_sync_pass_reset(iter);
 }
 
+/* The map of `op`'s pair with the reference (first in the sync order) in `sync`. */
+static struct vm_sync_online *pair_with_reference(struct correlate_iter *iter,
+		struct vm_sync *sync, const struct onepass_machine *op)
+{
+	return vm_sync_online_of(sync, 0, iter->sync_index[op->machine->index]);
+}
+
 /*
  * Whether `op` waits for the vCPU method: no vmsync match pairs it with the
  * reference yet, the method may synchronize it, and its tries go on.
@@ -269,8 +276,7 @@ void correlate_onepass_reset(struct correlate_iter *iter)
 static bool waits_for_vcpu(struct correlate_iter *iter, const struct onepass_machine *op)
 {
 	enum correlate_sync_method wanted = iter->comp->params.sync;
-	unsigned int other = iter->sync_index[op->machine->index];
-	struct vm_sync_online *by_vmsync = vm_sync_online_of(iter->by_vmsync, 0, other);
+	struct vm_sync_online *by_vmsync = pair_with_reference(iter, iter->by_vmsync, op);
 
 	if (op->vcpu_given_up || correlate_machine_info(iter, op->machine)->vcpu_online) {
 		return false;
@@ -288,10 +294,8 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 		const struct onepass_machine *op, const char **method)
 {
 	enum correlate_sync_method wanted = iter->comp->params.sync;
-	unsigned int ref = 0;   /* the reference is first in the sync order */
-	unsigned int other = iter->sync_index[op->machine->index];
-	struct vm_sync_online *by_vmsync = vm_sync_online_of(iter->by_vmsync, ref, other);
-	struct vm_sync_online *by_tcp = vm_sync_online_of(iter->by_tcp, ref, other);
+	struct vm_sync_online *by_vmsync = pair_with_reference(iter, iter->by_vmsync, op);
+	struct vm_sync_online *by_tcp = pair_with_reference(iter, iter->by_tcp, op);
 	struct machine_info *info = correlate_machine_info(iter, op->machine);
 
 	if (wanted != CORRELATE_SYNC_TCP && wanted != CORRELATE_SYNC_VCPU && by_vmsync &&
@@ -372,8 +376,7 @@ static bool sync_pass_may_pair(struct correlate_iter *iter, const struct onepass
 /* Whether TCP matches with the reference could give `op` its first formula. */
 static bool tcp_ready(struct correlate_iter *iter, const struct onepass_machine *op)
 {
-	struct vm_sync_online *by_tcp = vm_sync_online_of(iter->by_tcp, 0,
-		iter->sync_index[op->machine->index]);
+	struct vm_sync_online *by_tcp = pair_with_reference(iter, iter->by_tcp, op);
 
 	return iter->comp->params.sync == CORRELATE_SYNC_AUTO && by_tcp &&
 		vm_sync_online_fewest_each_way(by_tcp) >= FIRST_MATCHES;
