@@ -102,8 +102,13 @@ def check_source(name, source_args, extra_paths=(), mux=True, identity=True):
     is_stale = [a != b and stale_string(a, b)
                 for a, b in zip(plain_upstream, plain_shifted)]
     stale = sum(is_stale)
-    upstream = [b if s else a for a, b, s in zip(upstream, shifted, is_stale)] + \
-        upstream[len(shifted):]
+
+    def patched(lines, mirrored):
+        """`lines` with the mirror's line where upstream printed a stale string."""
+        return [b if s else a for a, b, s in zip(lines, mirrored, is_stale)] + \
+            lines[len(mirrored):]
+
+    upstream = patched(upstream, shifted)
     if identity:
         same = run(0)
         if upstream != same:
@@ -116,9 +121,7 @@ def check_source(name, source_args, extra_paths=(), mux=True, identity=True):
         vmtest.fail("%s: parked events print differently, %s" % (
             name, first_difference(shifted, parked)))
     # Stale lines hold no time: patching them needs no new pass.
-    plain_upstream = [b if s else a for a, b, s in
-                      zip(plain_upstream, plain_shifted, is_stale)] + \
-        plain_upstream[len(plain_shifted):]
+    plain_upstream = patched(plain_upstream, plain_shifted)
     if plain_shifted != plain_upstream:
         vmtest.fail("%s: offset-ns=1000 changed more than times, %s" % (
             name, first_difference(plain_upstream, plain_shifted)))
