@@ -212,6 +212,7 @@ struct correlate_iter {
 	struct machine *sync_host;   /* the host the pass started with */
 	GArray *records;          /* struct sync_record of one timestamp (one pass: not fed yet) */
 	int64_t records_min_ts;   /* one pass: the earliest of `records` */
+	bool records_sorted;      /* one pass: `records` is in compare_records() order */
 	int64_t onepass_frontier; /* one pass: every upstream was read up to it (own clocks) */
 	int64_t onepass_step;     /* one pass: the last commit step reached */
 	int onepass_pick;         /* one pass: the upstream to read next (onepass.c) */

@@ -21,7 +21,7 @@
  * events rarely share their stream or event class, but a trace set has few
  * of them: each keeps its slot.
  */
-#define MIRROR_MAP_CACHE_BITS 5
+#define MIRROR_MAP_CACHE_BITS 8
 
 /*
  * Bytes per chunk of records (mirror-parked.c): a few hundred events, so

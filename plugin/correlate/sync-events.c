@@ -51,7 +51,7 @@ struct class_info {
  * reads every event, the merged streams interleave, and a trace set has
  * few event classes.
  */
-#define CLASS_CACHE_BITS 5
+#define CLASS_CACHE_BITS 8
 
 struct class_cache_slot {
 	const bt_event_class *event_class;

@@ -310,8 +310,19 @@ static void note_sync_message(struct correlate_iter *iter, struct sync_record *r
 
 	if (iter->onepass) {
 		/* Fed in the sync pass's order by correlate_sync_feed_until(). */
-		if (iter->records->len == 0 || record->ts < iter->records_min_ts) {
+		if (iter->records->len == 0) {
 			iter->records_min_ts = record->ts;
+			iter->records_sorted = true;
+		} else {
+			if (record->ts < iter->records_min_ts) {
+				iter->records_min_ts = record->ts;
+			}
+
+			/* Usually one record, or records already in order: no sort then. */
+			if (iter->records_sorted && compare_records(&g_array_index(iter->records,
+					struct sync_record, iter->records->len - 1), record) > 0) {
+				iter->records_sorted = false;
+			}
 		}
 
 		g_array_append_val(iter->records, *record);
@@ -334,7 +345,12 @@ void correlate_sync_feed_until(struct correlate_iter *iter, int64_t frontier)
 		return;
 	}
 
-	g_array_sort(iter->records, compare_records);
+	if (!iter->records_sorted) {
+		/* GLib's sort is stable: records that compare equal keep their order. */
+		g_array_sort(iter->records, compare_records);
+		iter->records_sorted = true;
+	}
+
 	while (fed < iter->records->len &&
 			g_array_index(iter->records, struct sync_record, fed).ts <= frontier) {
 		const struct sync_record *record =
