@@ -40,6 +40,8 @@ struct vm_sync_hull {
 
 	uint64_t matches;
 	uint64_t next_point_id;
+	/* Fits adopted so far: a, b, a_max, a_min and bounded change only then. */
+	uint64_t fit_count;
 };
 
 /*
@@ -192,6 +194,7 @@ static void adopt_fit(struct vm_sync_hull *hull, struct vm_sync_slope slope_max,
 	hull->a = a;
 	hull->b = (b_min + b_max) / 2;
 	hull->bounded = bounded;
+	hull->fit_count++;
 }
 
 /* The fit when both lines can have a slope (at least one has an origin). */
@@ -291,6 +294,11 @@ void vm_sync_hull_fit(const struct vm_sync_hull *hull, long double *a, long doub
 {
 	*a = (long double) hull->a;
 	*b = (long double) hull->b;
+}
+
+uint64_t vm_sync_hull_fit_count(const struct vm_sync_hull *hull)
+{
+	return hull->fit_count;
 }
 
 long double vm_sync_hull_accuracy(const struct vm_sync_hull *hull)

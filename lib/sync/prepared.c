@@ -153,3 +153,26 @@ int64_t vm_sync_prepared_apply(const struct vm_sync_prepared *prepared, int64_t 
 	vm_sync_prepared_apply_checked(prepared, t, &result);
 	return result;
 }
+
+bool vm_sync_prepared_side(const struct vm_sync_prepared *prepared, int64_t t, int64_t ref,
+		int *sign)
+{
+	vm_sync_i128 correction;
+	vm_sync_i128 ahead;
+
+	if (!prepared->fixed || !fixed_correction(prepared, t, &correction)) {
+		return false;
+	}
+
+	/* map(t) - ref = (t - ref) + correction, within 2^-31 ns: no overflow in 128 bits. */
+	ahead = ((vm_sync_i128) t - ref) * FIXED_ONE + correction;
+	if (ahead > FIXED_MARGIN) {
+		*sign = 1;
+	} else if (ahead < -FIXED_MARGIN) {
+		*sign = -1;
+	} else {
+		return false;
+	}
+
+	return true;
+}

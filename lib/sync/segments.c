@@ -25,6 +25,9 @@ struct vm_sync_segments {
 	struct window open;
 	GArray *map;                 /* struct vm_sync_segment, built on demand */
 	bool map_valid;
+	/* The hull's fit count when `open` last took its fit (UINT64_MAX: never). */
+	uint64_t open_fit_count;
+	struct vm_sync_prepared open_prepared;   /* open.formula, prepared */
 };
 
 static void open_window(struct vm_sync_segments *segments)
@@ -35,6 +38,8 @@ static void open_window(struct vm_sync_segments *segments)
 		.formula = vm_sync_formula_identity(),
 		.quality = VM_SYNC_ABSENT,
 	};
+	segments->open_fit_count = UINT64_MAX;
+	vm_sync_formula_prepare(&segments->open.formula, &segments->open_prepared);
 }
 
 struct vm_sync_segments *vm_sync_segments_create(void)
@@ -73,6 +78,23 @@ static vm_sync_wide map_wide(const struct vm_sync_formula *formula, vm_sync_wide
 }
 
 /*
+ * Whether the fit keeps the match on its side, decided in fixed point by
+ * the open window's prepared fit when it can (almost always): the wide
+ * evaluation below costs a dozen software binary128 operations.
+ */
+static bool surely_kept(const struct vm_sync_segments *segments, bool sent_by_ref,
+		int64_t ref_ts, int64_t other_ts)
+{
+	int sign;
+
+	if (!vm_sync_prepared_side(&segments->open_prepared, other_ts, ref_ts, &sign)) {
+		return false;
+	}
+
+	return sent_by_ref ? sign > 0 : sign < 0;
+}
+
+/*
  * Whether the open window's lines cannot take this match: its hulls would
  * cross. The current fit lies between the window's extreme lines, so a
  * match it keeps on the right side leaves a line that fits; only the
@@ -81,12 +103,15 @@ static vm_sync_wide map_wide(const struct vm_sync_formula *formula, vm_sync_wide
 static bool would_cross(const struct vm_sync_segments *segments, bool sent_by_ref,
 		int64_t ref_ts, int64_t other_ts)
 {
-	vm_sync_wide mapped = map_wide(&segments->open.formula, (vm_sync_wide) other_ts);
+	vm_sync_wide mapped;
 	struct vm_sync_hull *trial;
 	bool crossed;
 
 	if (segments->open.quality == VM_SYNC_FAIL ||
-			(sent_by_ref ? mapped >= (vm_sync_wide) ref_ts :
+			surely_kept(segments, sent_by_ref, ref_ts, other_ts))
+		return false;
+	mapped = map_wide(&segments->open.formula, (vm_sync_wide) other_ts);
+	if ((sent_by_ref ? mapped >= (vm_sync_wide) ref_ts :
 				mapped <= (vm_sync_wide) ref_ts))
 		return false;
 	trial = vm_sync_hull_copy(segments->hull);
@@ -106,9 +131,14 @@ void vm_sync_segments_add(struct vm_sync_segments *segments, bool sent_by_ref,
 		open_window(segments);
 	}
 	add_to_hull(segments->hull, sent_by_ref, ref_ts, other_ts);
-	open->formula = vm_sync_hull_formula(segments->hull);
+	/* Most matches leave the fit as it was: its wide divisions are skipped then. */
+	if (vm_sync_hull_fit_count(segments->hull) != segments->open_fit_count) {
+		open->formula = vm_sync_hull_formula(segments->hull);
+		open->accuracy = vm_sync_hull_accuracy(segments->hull);
+		segments->open_fit_count = vm_sync_hull_fit_count(segments->hull);
+		vm_sync_formula_prepare(&open->formula, &segments->open_prepared);
+	}
 	open->quality = vm_sync_hull_quality(segments->hull);
-	open->accuracy = vm_sync_hull_accuracy(segments->hull);
 	if (open->matches == 0 || other_ts < open->first_other)
 		open->first_other = other_ts;
 	if (open->matches == 0 || other_ts > open->last_other)

@@ -94,6 +94,15 @@ bool vm_sync_prepared_apply_checked(const struct vm_sync_prepared *prepared, int
 		int64_t *result);
 
 /*
+ * Which side of `ref` the exact (unrounded) map of `t` lies on: true and
+ * `*sign` -1 or +1 when the fixed point tells for sure, false when the map
+ * is within a hair of `ref` (or out of the fixed point's range): the
+ * caller then evaluates wide.
+ */
+bool vm_sync_prepared_side(const struct vm_sync_prepared *prepared, int64_t t, int64_t ref,
+		int *sign);
+
+/*
  * A coefficient as decimal text with every digit it has (g_free() it):
  * vm_sync_real_parse() gives the same long double back.
  */
@@ -143,6 +152,12 @@ uint64_t vm_sync_hull_matches(const struct vm_sync_hull *hull);
  * fitted; after a fail, the last good fit).
  */
 void vm_sync_hull_fit(const struct vm_sync_hull *hull, long double *a, long double *b);
+
+/*
+ * How many fits the hull adopted so far: while it stays the same, so do
+ * vm_sync_hull_fit(), vm_sync_hull_accuracy() and vm_sync_hull_formula().
+ */
+uint64_t vm_sync_hull_fit_count(const struct vm_sync_hull *hull);
 
 /* a_max - a_min of the current fit, 0 when not bounded on both sides. */
 long double vm_sync_hull_accuracy(const struct vm_sync_hull *hull);
