@@ -142,6 +142,18 @@ static uint64_t next_random(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+/* A clock-like formula (+-1000 ppm, offsets of +-3.3 s) and a 2017 time. */
+static int64_t random_clock_case(uint64_t *state, struct vm_sync_formula *f)
+{
+	int64_t t = 1500000000000000000LL + (int64_t) (next_random(state) % 400000000000000ULL);
+	int64_t ppm = (int64_t) (next_random(state) % 2001) - 1000;
+
+	f->slope = 1.0L + (long double) ppm * 1e-6L / 7.0L;
+	f->offset_ns = (long double) ((int64_t) (next_random(state) % 20000000001ULL)
+		- 10000000000LL) / 3.0L;
+	return t;
+}
+
 START_TEST(fast_path_matches_binary128)
 {
 	uint64_t state = 42;
@@ -151,13 +163,8 @@ START_TEST(fast_path_matches_binary128)
 	for (i = 0; i < 200000; i++) {
 		struct vm_sync_formula f;
 		struct vm_sync_prepared prepared;
-		int64_t t = 1500000000000000000LL +
-			(int64_t) (next_random(&state) % 400000000000000ULL);
-		int64_t ppm = (int64_t) (next_random(&state) % 2001) - 1000;
+		int64_t t = random_clock_case(&state, &f);
 
-		f.slope = 1.0L + (long double) ppm * 1e-6L / 7.0L;
-		f.offset_ns = (long double) ((int64_t) (next_random(&state) % 20000000001ULL)
-			- 10000000000LL) / 3.0L;
 		if (i % 2 == 0) {
 			/*
 			 * Aim the exact correction at a half nanosecond: the offset
@@ -198,16 +205,11 @@ START_TEST(prepared_side_matches_binary128)
 	for (i = 0; i < 100000; i++) {
 		struct vm_sync_formula f;
 		struct vm_sync_prepared prepared;
-		int64_t t = 1500000000000000000LL +
-			(int64_t) (next_random(&state) % 400000000000000ULL);
-		int64_t ppm = (int64_t) (next_random(&state) % 2001) - 1000;
+		int64_t t = random_clock_case(&state, &f);
 		__float128 mapped, ahead;
 		int64_t ref;
 		int sign;
 
-		f.slope = 1.0L + (long double) ppm * 1e-6L / 7.0L;
-		f.offset_ns = (long double) ((int64_t) (next_random(&state) % 20000000001ULL)
-			- 10000000000LL) / 3.0L;
 		if (i % 4 == 0) {
 			/* Mapped right onto an integer: ahead is (almost) 0. */
 			__float128 product = ((__float128) f.slope - 1) * (__float128) t;
