@@ -139,14 +139,14 @@ static struct vm_fifo *deferred_queue(struct vcpu_collector *collector, guint up
 static void note_host_event(struct correlate_iter *iter, struct vcpu_collector *collector,
 		guint upstream, const bt_message *msg, int64_t ns)
 {
-	const bt_event *bt_event = bt_message_event_borrow_event_const(msg);
+	const bt_event *in_event = bt_message_event_borrow_event_const(msg);
 	struct vm_event event = { .machine = collector->host };
 	struct deferred_note *note;
 
 	/* The kind first: the host's wakeups and the like are not decoded. */
 	if (!host_kind_used(event_decoder_kind(collector->decoder,
-			bt_event_borrow_class_const(bt_event))) ||
-			!event_decoder_decode_at(collector->decoder, bt_event, ns, &event)) {
+			bt_event_borrow_class_const(in_event))) ||
+			!event_decoder_decode_at(collector->decoder, in_event, ns, &event)) {
 		return;
 	}
 
