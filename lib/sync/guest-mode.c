@@ -22,6 +22,7 @@ struct run {
 struct cpu_state {
 	bool switched;          /* a sched_switch was seen: `runs` is its thread's */
 	bool open;
+	int64_t tid;            /* `runs`'s thread once switched (-1: unknown) */
 	uint64_t vcpu;          /* of the open interval */
 	int64_t entry_ns;
 	GArray *runs;           /* where the CPU's intervals go */
@@ -31,6 +32,12 @@ struct cpu_state {
 struct vm_guest_modes {
 	GArray *cpus;           /* struct cpu_state, by CPU number */
 	GHashTable *threads;    /* tid (-1: unknown) -> GArray of struct run */
+	/*
+	 * The tids whose arrays are not empty, each once: read once takes the
+	 * closed intervals every millisecond of trace, and a host has thousands
+	 * of threads (every one that ever ran keeps its empty array).
+	 */
+	GArray *pending;
 	struct vm_guest_mode_counts counts;
 };
 
@@ -50,6 +57,7 @@ struct vm_guest_modes *vm_guest_modes_create(void)
 
 	modes->cpus = g_array_new(FALSE, TRUE, sizeof(struct cpu_state));
 	modes->threads = vm_int64_table_new(free_runs);
+	modes->pending = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	return modes;
 }
 
@@ -76,6 +84,7 @@ void vm_guest_modes_destroy(struct vm_guest_modes *modes)
 	free_before_switch(modes);
 	g_array_free(modes->cpus, TRUE);
 	g_hash_table_destroy(modes->threads);
+	g_array_free(modes->pending, TRUE);
 	g_free(modes);
 }
 
@@ -92,6 +101,21 @@ static GArray *thread_runs(struct vm_guest_modes *modes, int64_t tid)
 	}
 
 	return runs;
+}
+
+/* Appends `count` intervals to thread `tid`'s array `runs`, noting it pending. */
+static void append_runs(struct vm_guest_modes *modes, int64_t tid, GArray *runs,
+		const struct run *added, guint count)
+{
+	if (count == 0) {
+		return;
+	}
+
+	if (runs->len == 0) {
+		g_array_append_val(modes->pending, tid);
+	}
+
+	g_array_append_vals(runs, added, count);
 }
 
 /* The state of CPU `cpu`, or NULL for a CPU number that cannot be one. */
@@ -137,15 +161,17 @@ void vm_guest_modes_switch(struct vm_guest_modes *modes, int64_t cpu_id,
 	/* A thread leaves the CPU only from host mode. */
 	drop_open(modes, cpu);
 	if (!cpu->switched) {
-		GArray *runs = thread_runs(modes, prev_tid);
+		int64_t prev = prev_tid < 0 ? -1 : prev_tid;
 
-		g_array_append_vals(runs, cpu->before_switch->data, cpu->before_switch->len);
+		append_runs(modes, prev, thread_runs(modes, prev),
+			(const struct run *) cpu->before_switch->data, cpu->before_switch->len);
 		g_array_free(cpu->before_switch, TRUE);
 		cpu->before_switch = NULL;
 		cpu->switched = true;
 	}
 
-	cpu->runs = thread_runs(modes, next_tid);
+	cpu->tid = next_tid < 0 ? -1 : next_tid;
+	cpu->runs = thread_runs(modes, cpu->tid);
 }
 
 void vm_guest_modes_entry(struct vm_guest_modes *modes, int64_t cpu_id,
@@ -180,7 +206,12 @@ void vm_guest_modes_exit(struct vm_guest_modes *modes, int64_t cpu_id, int64_t t
 	run.vcpu = cpu->vcpu;
 	run.entry_ns = cpu->entry_ns;
 	run.exit_ns = ts;
-	g_array_append_val(cpu->runs, run);
+	if (cpu->switched) {
+		append_runs(modes, cpu->tid, cpu->runs, &run, 1);
+	} else {
+		g_array_append_val(cpu->runs, run);
+	}
+
 	cpu->open = false;
 	modes->counts.intervals++;
 }
@@ -206,8 +237,9 @@ static void give_up_before_switch(struct vm_guest_modes *modes)
 	for (i = 0; i < modes->cpus->len; i++) {
 		struct cpu_state *cpu = &g_array_index(modes->cpus, struct cpu_state, i);
 
-		if (cpu->before_switch && cpu->before_switch->len > 0) {
-			g_array_append_vals(thread_runs(modes, -1), cpu->before_switch->data,
+		if (cpu->before_switch) {
+			append_runs(modes, -1, thread_runs(modes, -1),
+				(const struct run *) cpu->before_switch->data,
 				cpu->before_switch->len);
 		}
 	}
@@ -261,6 +293,7 @@ void vm_guest_modes_drain(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
 	}
 
 	g_ptr_array_free(tids, TRUE);
+	g_array_set_size(modes->pending, 0);
 	for (i = 0; i < modes->cpus->len; i++) {
 		struct cpu_state *cpu = &g_array_index(modes->cpus, struct cpu_state, i);
 
@@ -288,30 +321,35 @@ static void unname_old(struct vm_guest_modes *modes, int64_t before)
 			old++;
 		if (old == 0)
 			continue;
-		g_array_append_vals(thread_runs(modes, -1), cpu->before_switch->data, old);
+		append_runs(modes, -1, thread_runs(modes, -1),
+			(const struct run *) cpu->before_switch->data, old);
 		g_array_remove_range(cpu->before_switch, 0, old);
 	}
+}
+
+static gint compare_int64(gconstpointer a, gconstpointer b)
+{
+	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
 }
 
 void vm_guest_modes_take_closed(struct vm_guest_modes *modes, int64_t unnamed_before,
 		vm_guest_mode_sink sink, void *data)
 {
-	GHashTableIter it;
-	gpointer key, value;
-
 	unname_old(modes, unnamed_before);
-	g_hash_table_iter_init(&it, modes->threads);
-	while (g_hash_table_iter_next(&it, &key, &value)) {
-		GArray *runs = value;
-
-		if (runs->len == 0) {
-			continue;
-		}
+	/* As vm_guest_modes_drain() gives them: by increasing tid. */
+	g_array_sort(modes->pending, compare_int64);
+	for (guint i = 0; i < modes->pending->len; i++) {
+		int64_t tid = g_array_index(modes->pending, int64_t, i);
+		GArray *runs = vm_int64_table_lookup(modes->threads, tid);
 
 		/* The CPUs keep pointing at the array: it is emptied, not freed. */
-		drain_thread(modes, *(const gint64 *) key, runs, sink, data);
+		drain_thread(modes, tid, runs, sink, data);
 		g_array_set_size(runs, 0);
 	}
+
+	g_array_set_size(modes->pending, 0);
 }
 
 int64_t vm_guest_modes_pending_since(const struct vm_guest_modes *modes)

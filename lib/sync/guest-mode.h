@@ -68,7 +68,9 @@ void vm_guest_modes_drain(struct vm_guest_modes *modes, vm_guest_mode_sink sink,
 /*
  * Read once (correlate without a sync pass): gives `sink` the intervals
  * closed since the last call on CPUs whose thread is known (as
- * vm_guest_modes_drain() does), and keeps everything else: open intervals,
+ * vm_guest_modes_drain() does, by increasing tid; its cost grows with the
+ * threads that have such intervals, not with all the host's threads), and
+ * keeps everything else: open intervals,
  * and the intervals of a CPU whose first sched_switch has not come yet,
  * unless they closed before `unnamed_before`: those go as the unknown
  * thread's (-1).

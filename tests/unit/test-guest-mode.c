@@ -165,14 +165,9 @@ START_TEST(take_closed_gives_what_closed_and_keeps_the_rest)
 	g_array_set_size(got, 0);
 	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
 	ck_assert_uint_eq(got->len, 2);
-	/* Threads in any order: find each. */
-	if (g_array_index(got, struct vm_guest_mode_interval, 0).tid == 7) {
-		expect(got, 0, 7, 1, 12, 16);
-		expect(got, 1, 100, 0, 30, 40);
-	} else {
-		expect(got, 0, 100, 0, 30, 40);
-		expect(got, 1, 7, 1, 12, 16);
-	}
+	/* Thread by thread, in increasing tid. */
+	expect(got, 0, 7, 1, 12, 16);
+	expect(got, 1, 100, 0, 30, 40);
 	g_array_set_size(got, 0);
 	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
 	ck_assert_uint_eq(got->len, 0);
@@ -193,6 +188,57 @@ START_TEST(take_closed_gives_what_closed_and_keeps_the_rest)
 }
 END_TEST
 
+/*
+ * Read once takes every millisecond: each closed interval comes once, a
+ * thread emptied by a take comes again with its next interval, and the
+ * many threads with nothing new give nothing.
+ */
+START_TEST(take_closed_gives_each_interval_once)
+{
+	struct vm_guest_modes *modes = vm_guest_modes_create();
+	GArray *got = g_array_new(FALSE, FALSE, sizeof(struct vm_guest_mode_interval));
+
+	/* Threads that ran and never entered guest mode. */
+	for (int64_t tid = 1000; tid < 1100; tid++) {
+		vm_guest_modes_switch(modes, 3, tid, tid + 1);
+	}
+
+	/* Thread 5 on CPU 0, then on CPU 1: two appends to one thread. */
+	vm_guest_modes_switch(modes, 0, 1, 5);
+	vm_guest_modes_entry(modes, 0, 0, 10);
+	vm_guest_modes_exit(modes, 0, 20);
+	vm_guest_modes_switch(modes, 0, 5, 6);
+	vm_guest_modes_switch(modes, 1, 2, 5);
+	vm_guest_modes_entry(modes, 1, 0, 30);
+	vm_guest_modes_exit(modes, 1, 40);
+	vm_guest_modes_entry(modes, 0, 1, 32);
+	vm_guest_modes_exit(modes, 0, 38);
+	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
+	ck_assert_uint_eq(got->len, 3);
+	expect(got, 0, 5, 0, 10, 20);
+	expect(got, 1, 5, 0, 30, 40);
+	expect(got, 2, 6, 1, 32, 38);
+
+	g_array_set_size(got, 0);
+	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
+	ck_assert_uint_eq(got->len, 0);
+
+	vm_guest_modes_entry(modes, 1, 0, 50);
+	vm_guest_modes_exit(modes, 1, 60);
+	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
+	ck_assert_uint_eq(got->len, 1);
+	expect(got, 0, 5, 0, 50, 60);
+
+	/* What was taken is not drained again. */
+	g_array_free(got, TRUE);
+	got = drained(modes);
+	ck_assert_uint_eq(got->len, 0);
+	ck_assert_uint_eq(vm_guest_modes_counts(modes).intervals, 4);
+	g_array_free(got, TRUE);
+	vm_guest_modes_destroy(modes);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("guest-mode");
@@ -206,6 +252,7 @@ int main(void)
 	tcase_add_test(tc, entries_without_vcpu_or_cpu_are_counted_not_kept);
 	tcase_add_test(tc, destroy_without_drain_frees_everything);
 	tcase_add_test(tc, take_closed_gives_what_closed_and_keeps_the_rest);
+	tcase_add_test(tc, take_closed_gives_each_interval_once);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
