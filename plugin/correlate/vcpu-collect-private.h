@@ -31,6 +31,12 @@ struct vcpu_collector {
 	unsigned int following;
 	/* Read once: struct vm_fifo of notes per upstream, until the frontier passes them. */
 	GArray *deferred;
+	/*
+	 * Read once: per machine_info index, a GArray (or NULL) of the intervals
+	 * routed to that follower at each take (vcpu-onepass.c); kept between
+	 * takes, which come every millisecond of the frontier.
+	 */
+	GPtrArray *batches;
 	uint64_t applied;   /* notes applied so far: what was read, however the graph is built */
 };
 

@@ -78,6 +78,7 @@ void correlate_vcpu_start(struct correlate_iter *iter)
 	collector->processes = vm_processes_create();
 	collector->modes = vm_guest_modes_create();
 	collector->deferred = g_array_new(FALSE, FALSE, sizeof(struct vm_fifo));
+	collector->batches = g_ptr_array_new();
 	iter->vcpu_collector = collector;
 }
 
@@ -477,6 +478,13 @@ static void destroy_collector(struct correlate_iter *iter)
 	}
 
 	g_array_free(collector->deferred, TRUE);
+	for (guint i = 0; i < collector->batches->len; i++) {
+		if (g_ptr_array_index(collector->batches, i)) {
+			g_array_free(g_ptr_array_index(collector->batches, i), TRUE);
+		}
+	}
+
+	g_ptr_array_free(collector->batches, TRUE);
 	vm_guest_modes_destroy(collector->modes);
 	vm_processes_destroy(collector->processes);
 	event_decoder_destroy(collector->decoder);

@@ -29,7 +29,6 @@ struct batched_interval {
 struct route {
 	struct correlate_iter *iter;
 	struct vcpu_collector *collector;
-	GPtrArray *batches;   /* per machine_info index: GArray of batched_interval, or NULL */
 };
 
 bool correlate_vcpu_onepass_possible(struct correlate_iter *iter, struct machine *machine)
@@ -66,13 +65,13 @@ static void route_interval(void *data, const struct vm_guest_mode_interval *inte
 	int follower = follower_of(route->iter, pid >= 0 ? pid : interval->tid);
 
 	if (follower >= 0) {
-		GArray *batch = g_ptr_array_index(route->batches, (guint) follower);
+		GArray *batch = g_ptr_array_index(collector->batches, (guint) follower);
 		struct batched_interval item = { interval->vcpu, interval->entry_ns,
 			interval->exit_ns };
 
 		if (!batch) {
 			batch = g_array_new(FALSE, FALSE, sizeof(struct batched_interval));
-			g_ptr_array_index(route->batches, (guint) follower) = batch;
+			g_ptr_array_index(collector->batches, (guint) follower) = batch;
 		}
 
 		g_array_append_val(batch, item);
@@ -89,32 +88,65 @@ static gint compare_batched(gconstpointer a, gconstpointer b)
 	return (x->entry > y->entry) - (x->entry < y->entry);
 }
 
+/* Beyond this, the merge sort: a first take after a long alignment is large. */
+#define INSERTION_SORT_MAX 32
+
+/*
+ * Puts a batch in entry order, keeping the order of equal entries (both
+ * sorts are stable). A take every millisecond gives a few intervals,
+ * thread by thread, each thread's in order, where an insertion sort costs
+ * a tenth of g_array_sort().
+ */
+static void sort_batch(GArray *batch)
+{
+	struct batched_interval *items = (struct batched_interval *) batch->data;
+
+	if (batch->len > INSERTION_SORT_MAX) {
+		g_array_sort(batch, compare_batched);
+		return;
+	}
+
+	for (guint i = 1; i < batch->len; i++) {
+		struct batched_interval item = items[i];
+		guint j = i;
+
+		while (j > 0 && items[j - 1].entry > item.entry) {
+			items[j] = items[j - 1];
+			j--;
+		}
+
+		items[j] = item;
+	}
+}
+
 /*
  * The intervals closed since the last time, to their followers or the
  * alignment, read up to `frontier`.
  */
 static void route_intervals(struct correlate_iter *iter, int64_t frontier)
 {
-	struct route route = { iter, iter->vcpu_collector, NULL };
+	struct route route = { iter, iter->vcpu_collector };
 
 	if (!route.collector || route.collector->host_dropped) {
 		return;
 	}
 
-	route.batches = g_ptr_array_new();
-	g_ptr_array_set_size(route.batches, iter->infos->len);
+	if (route.collector->batches->len < iter->infos->len) {
+		g_ptr_array_set_size(route.collector->batches, iter->infos->len);
+	}
+
 	vm_guest_modes_take_closed(route.collector->modes,
 		frontier == INT64_MAX ? INT64_MAX : frontier - UNNAMED_AFTER_NS, route_interval,
 		&route);
-	for (guint i = 0; i < route.batches->len; i++) {
-		GArray *batch = g_ptr_array_index(route.batches, i);
+	for (guint i = 0; i < iter->infos->len; i++) {
+		GArray *batch = g_ptr_array_index(route.collector->batches, i);
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
 
-		if (!batch) {
+		if (!batch || batch->len == 0) {
 			continue;
 		}
 
-		g_array_sort(batch, compare_batched);
+		sort_batch(batch);
 		for (guint j = 0; j < batch->len; j++) {
 			const struct batched_interval *item =
 				&g_array_index(batch, struct batched_interval, j);
@@ -123,10 +155,8 @@ static void route_intervals(struct correlate_iter *iter, int64_t frontier)
 				item->exit);
 		}
 
-		g_array_free(batch, TRUE);
+		g_array_set_size(batch, 0);
 	}
-
-	g_ptr_array_free(route.batches, TRUE);
 }
 
 bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *machine,
