@@ -270,7 +270,23 @@ def check_ranges(classes, traces):
         "--timerange": ["--timerange", "[%d,%d]" % (begin, end)],
         "times of day (--gmt)": ["--gmt", "--begin", iso(begin).split()[1],
                                  "--end", iso(end).split()[1]],
+        "seconds with a fraction": ["--begin", "%d.%09d" % divmod(begin, 1000000000),
+                                    "--end", "%d.%09d" % divmod(end, 1000000000)],
     }
+    # A shorter fraction is microseconds, not ns: both ends on whole us.
+    us = 1000
+    begin_us, end_us = -(-begin // us) * us, end // us * us
+    if begin_us >= end_us:
+        vmtest.fail("two-guests: the range [%d, %d] holds no whole microsecond" % (begin, end))
+    in_us = lami(["--begin", "%d.%06d" % divmod(begin_us // us, 1000000),
+                  "--end", "%d.%06d" % divmod(end_us // us, 1000000)] + traces).stdout
+    in_ns = lami(["--begin", str(begin_us), "--end", str(end_us)] + traces).stdout
+    if in_us != in_ns:
+        vmtest.fail("two-guests: S.NNNNNN is not microseconds")
+    if in_ns == lami(traces).stdout:
+        vmtest.fail("two-guests: the range [%d, %d] changes nothing: S.NNNNNN is not "
+                    "tested" % (begin_us, end_us))
+    print("ranges: S.NNNNNN (us) agrees with ns")
     for label, args in same.items():
         other = lami(args + traces).stdout
         if other != out:
@@ -285,7 +301,7 @@ def check_ranges(classes, traces):
     only_begin = lami(["--begin", str(begin)] + traces).stdout
     check_figures("two-guests [%d, end]" % begin, tables_of("begin", only_begin, classes),
                   traces, begin, None)
-    print("ranges: ns, dates, times of day and --timerange agree")
+    print("ranges: ns, dates, times of day, seconds with a fraction and --timerange agree")
 
 
 def check_session_dir(classes, traces, out):
