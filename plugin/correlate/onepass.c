@@ -17,9 +17,10 @@
  *   14 s and 120,000 messages after its first events); a machine that
  *   cannot be paired at all (it or the reference declares no vmsync or TCP
  *   event) does not wait;
- * - then its map is fixed up to `look-ahead-ns` behind the frontier, at
- *   every COMMIT_STEP_NS of it, and what waits up to there leaves for the
- *   reorder buffer: the messages are held for the look-ahead only.
+ * - then its map is fixed up to `look-ahead-ns` behind the frontier (in
+ *   its own clock: own_horizon()), at every COMMIT_STEP_NS of it, and what
+ *   waits up to there leaves for the reorder buffer: the messages are held
+ *   for the look-ahead only.
  *
  * The inputs are read as the sync pass reads them, in the order of their
  * own clocks; the frontier is the time up to which every upstream was read.
@@ -50,6 +51,7 @@
 #include "correlate/vcpu-onepass.h"
 #include "sync/online.h"
 #include "util/fifo.h"
+#include "util/time-span.h"
 
 #define FIRST_MATCHES 64
 /* The first formula's line at the first message: within twice its spread at the horizon. */
@@ -426,7 +428,17 @@ static bool first_formula_due(struct correlate_iter *iter, struct onepass_machin
 {
 	const char *method;
 	struct vm_sync_online *online;
-	int64_t waited = op->has_event ? frontier - op->first_event : 0;
+	/*
+	 * Trace time of its own since its first event: up to the frontier, or
+	 * up to its last message when its trace ended (or paused) before it.
+	 * The frontier is another machine's clock then: a guest whose clock is
+	 * behind the reference's by more than its trace is long is read whole
+	 * before the reference starts, and the frontier's jump to the
+	 * reference's first time is no wait of the guest's (it decided on the
+	 * first two matches, with the guest left on its own clock).
+	 */
+	int64_t last = op->last_read < frontier ? op->last_read : frontier;
+	int64_t waited = op->has_event && last > op->first_event ? last - op->first_event : 0;
 
 	if (waits_for_vcpu(iter, op)) {
 		return vcpu_due(iter, op, frontier);
@@ -559,8 +571,66 @@ static void log_fall_back(struct correlate_iter *iter, const struct onepass_mach
 	g_free(vcpu);
 }
 
-/* The first formula: the best line, fixed up to `horizon`. */
-static void decide(struct correlate_iter *iter, struct onepass_machine *op, int64_t horizon)
+/*
+ * `online`'s machine's own time that its map puts at `frontier` (the
+ * reference's time), or `frontier` when that is earlier. Before its first
+ * commit the map is the identity: the best line of its matches stands for
+ * it. The map is increasing and its slopes differ by far less than 1 from
+ * segment to segment: a few steps of its inverse converge (to well under a
+ * ns).
+ */
+static int64_t own_time_at(const struct vm_sync_online *online, int64_t frontier)
+{
+	long double own = (long double) frontier;
+	bool committed = vm_sync_online_committed(online);
+	struct vm_sync_formula best = committed ? vm_sync_formula_identity() :
+		vm_sync_online_best(online);
+
+	for (int step = 0; step < 3; step++) {
+		int64_t at = own >= (long double) INT64_MAX ? INT64_MAX :
+			own <= (long double) INT64_MIN ? INT64_MIN : (int64_t) own;
+		const struct vm_sync_formula *formula = committed ?
+			vm_sync_online_formula_at(online, at) : &best;
+
+		if (!(formula->slope > 0)) {
+			break;
+		}
+
+		own = ((long double) frontier - formula->offset_ns) / formula->slope;
+	}
+
+	return own >= (long double) frontier ? frontier :
+		own <= (long double) INT64_MIN ? INT64_MIN : (int64_t) own;
+}
+
+/*
+ * Where a machine's map is fixed: `look-ahead-ns` behind the frontier in
+ * the machine's own clock. The frontier is the least own time the
+ * upstreams were read to, whatever their clocks: a machine whose clock is
+ * D behind the reference's is read D further in true time than the
+ * reference, and its matches in that stretch come as the reference is
+ * read. Fixed up to the frontier minus the look-ahead, its map would
+ * follow the line of its last matches over D without them (a guest
+ * seconds behind, a slewed clock: tens of us off). A machine ahead of the
+ * reference is bounded by the frontier itself (the reference's time).
+ */
+static int64_t own_horizon(const struct correlate_iter *iter, const struct onepass_machine *op,
+		const struct vm_sync_online *online, int64_t frontier)
+{
+	int64_t horizon = vm_time_sum(own_time_at(online, frontier),
+		-iter->comp->params.look_ahead_ns);
+
+	/*
+	 * Nothing of its own comes after its last message once its upstreams
+	 * ended (the frontier goes on with the others): its map ends there,
+	 * rather than being planned, bridged and announced up to the others'
+	 * times.
+	 */
+	return op->has_read && op->last_read < horizon ? op->last_read : horizon;
+}
+
+/* The first formula: the best line, fixed up to the horizon of `frontier`. */
+static void decide(struct correlate_iter *iter, struct onepass_machine *op, int64_t frontier)
 {
 	struct machine_info *info = correlate_machine_info(iter, op->machine);
 	const char *method = "none";
@@ -593,9 +663,9 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 	op->online = online;
 	if (strcmp(method, "vcpu") == 0) {
 		/* Its first fit rests on all that was read: maybe several rates. */
-		vm_sync_online_commit_windows(online, horizon);
+		vm_sync_online_commit_windows(online, own_horizon(iter, op, online, frontier));
 	} else {
-		vm_sync_online_commit(online, horizon);
+		vm_sync_online_commit(online, own_horizon(iter, op, online, frontier));
 	}
 
 	vm_sync_map_set_online(&info->map, online);
@@ -677,14 +747,12 @@ static bool announce(struct correlate_iter *iter, struct onepass_machine *op, bo
 
 static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int64_t frontier)
 {
-	int64_t horizon = frontier - iter->comp->params.look_ahead_ns;
-
 	if (!op->decided) {
 		if (!first_formula_due(iter, op, frontier)) {
 			return true;
 		}
 
-		decide(iter, op, horizon);
+		decide(iter, op, frontier);
 	} else if (op->online) {
 		/*
 		 * Fixed at every step: the look-ahead's matches frame the line
@@ -693,7 +761,7 @@ static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int
 		 * keep it wider than that) for a few nanoseconds; sparse TCP
 		 * matches give up to about 0.8 us (doc/sync.md).
 		 */
-		vm_sync_online_commit(op->online, horizon);
+		vm_sync_online_commit(op->online, own_horizon(iter, op, op->online, frontier));
 	}
 
 	iter->bound_valid = false;
