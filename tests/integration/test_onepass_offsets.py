@@ -39,7 +39,7 @@ try:
 except ImportError:
     vmtest.skip("python3-bt2 is not installed")
 
-from noseek import run_correlate  # noqa: E402
+from noseek import EventTimes, run_correlate  # noqa: E402
 
 MEDIAN_NS = 1000
 MAX_NS = 10000
@@ -59,36 +59,6 @@ CASES = [
     ("offsets-vcpu", ["--seed", 6, "--duration-ms", 2000, "--guest-offset-ns", 60000000000,
                       "--vmsync-period-ms", 0, "--tcp-period-ms", 0], "look-ahead"),
 ]
-
-
-class Collect(bt2._UserSinkComponent):
-    """{hostname: [ns]} of the events, and the times of the vm:sync events
-    (under the key "vm:sync")."""
-
-    def __init__(self, config, params, obj):
-        self._port = self._add_input_port("in")
-        self._found = obj
-        self._hosts = {}
-
-    def _user_graph_is_configured(self):
-        self._iterator = self._create_message_iterator(self._port)
-
-    def _hostname(self, stream):
-        host = self._hosts.get(stream.addr)
-        if host is None:
-            host = str(stream.trace.environment["hostname"])
-            self._hosts[stream.addr] = host
-        return host
-
-    def _user_consume(self):
-        msg = next(self._iterator)
-        if type(msg) is not bt2._EventMessageConst:
-            return
-        ns = msg.default_clock_snapshot.ns_from_origin
-        if msg.event.name == "vm:sync":
-            self._found.setdefault("vm:sync", []).append(ns)
-        elif not msg.event.name.startswith("vm:"):
-            self._found.setdefault(self._hostname(msg.event.stream), []).append(ns)
 
 
 def offsets(out):
@@ -120,7 +90,7 @@ def check_run(name, out, traces, forwarded):
     label = "behind forwarders that cannot seek" if forwarded else "behind src.ctf.fs"
     found = {}
     try:
-        run_correlate(traces, {}, forwarded, Collect, found)
+        run_correlate(traces, {}, forwarded, EventTimes, found)
     except bt2._Error as error:
         vmtest.fail("%s, %s: the graph failed:\n%s" % (name, label, error))
     syncs = found.pop("vm:sync", [])

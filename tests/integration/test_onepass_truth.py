@@ -25,7 +25,7 @@ try:
 except ImportError:
     vmtest.skip("python3-bt2 is not installed")
 
-from noseek import run_correlate  # noqa: E402
+from noseek import EventTimes, run_correlate  # noqa: E402
 
 MEDIAN_NS = 1000
 MAX_NS = 10000
@@ -43,36 +43,11 @@ CASES = [
 ]
 
 
-class Collect(bt2._UserSinkComponent):
-    """{hostname: [ns]} of the events, vm:* left out, in output order."""
-
-    def __init__(self, config, params, obj):
-        self._port = self._add_input_port("in")
-        self._found = obj
-        self._hosts = {}
-
-    def _user_graph_is_configured(self):
-        self._iterator = self._create_message_iterator(self._port)
-
-    def _hostname(self, stream):
-        host = self._hosts.get(stream.addr)
-        if host is None:
-            host = str(stream.trace.environment["hostname"])
-            self._hosts[stream.addr] = host
-        return host
-
-    def _user_consume(self):
-        msg = next(self._iterator)
-        if type(msg) is bt2._EventMessageConst and not msg.event.name.startswith("vm:"):
-            self._found.setdefault(self._hostname(msg.event.stream), []).append(
-                msg.default_clock_snapshot.ns_from_origin)
-
-
 def output_times(traces, params, forwarded):
     """{hostname: [ns]} of correlate's output behind src.ctf.fs, or behind
-    one NoSeekForwarder per source port."""
+    one NoSeekForwarder per source port (and the vm:sync events' times)."""
     found = {}
-    run_correlate(traces, params, forwarded, Collect, found)
+    run_correlate(traces, params, forwarded, EventTimes, found)
     return found
 
 
