@@ -293,6 +293,13 @@ void correlate_sync_feed_until(struct correlate_iter *iter, int64_t frontier);
 /* Forgets a sync pass under way (a seek restarts it). */
 void correlate_sync_pass_reset(struct correlate_iter *iter);
 
+/*
+ * Warns (once per machine) when the formula `machine` took has matches but
+ * no line: they all go one way (quality `incomplete`), so its times stay on
+ * its own clock where that formula applies.
+ */
+void correlate_warn_if_no_line(struct correlate_iter *iter, struct machine *machine);
+
 /* env.c: environment entries of an output trace, and the summary log. */
 bool correlate_trace_created(void *data,
 		const bt_trace *upstream_trace, bt_trace *output_trace);

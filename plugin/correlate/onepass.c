@@ -675,6 +675,7 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 	info->accuracy = first->accuracy;
 	info->matches = first->matches;
 	op->announced = 1;
+	correlate_warn_if_no_line(iter, op->machine);
 }
 
 static int64_t horizon_of(const struct onepass_machine *op)

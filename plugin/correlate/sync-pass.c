@@ -11,6 +11,7 @@
  * timestamp.
  */
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "correlate/vcpu-solve.h"
@@ -211,6 +212,29 @@ static void warn_no_sync(struct correlate_iter *iter, struct machine *machine,
 	g_free(vcpu_failure);
 }
 
+void correlate_warn_if_no_line(struct correlate_iter *iter, struct machine *machine)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	struct machine *reference = correlate_reference_machine(iter);
+
+	if (info->quality != VM_SYNC_INCOMPLETE || info->matches == 0 ||
+			!machine_warn_once(machine, WARN_NO_SYNC)) {
+		return;
+	}
+
+	CORRELATE_LOGW(iter->log_level, iter->name,
+		"Machine `%s`: its %" PRIu64 " %s matches with the reference `%s` all go "
+		"one way (vm_sync_quality `incomplete`): they bound its clock on one side "
+		"only and no line fits them, so its times stay on its own clock%s. Trace "
+		"the messages of both directions, or pass "
+		"transforms={%s={slope=S,offset-ns=O}}.", machine->name, info->matches,
+		info->method, reference ? reference->name : "(none)",
+		iter->onepass ? " until matches come both ways" :
+		vm_sync_map_segment_count(&info->map) > 1 ?
+			" until its first segment with matches both ways" : "",
+		machine->name);
+}
+
 /*
  * Each machine's formula: vmsync when it reaches the reference, else the
  * vCPU alignment, else TCP.
@@ -235,6 +259,7 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 		if (method_allows(wanted, CORRELATE_SYNC_VMSYNC) &&
 				by_vmsync[sync_index[i]].parent >= 0) {
 			take_result(iter, info, &by_vmsync[sync_index[i]], "vmsync");
+			correlate_warn_if_no_line(iter, machine);
 		} else if (method_allows(wanted, CORRELATE_SYNC_VCPU) &&
 				correlate_vcpu_has_path(iter, by_vcpu, machine)) {
 			take_result(iter, info, &by_vcpu->results[sync_index[i]], "vcpu");
@@ -244,6 +269,7 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 		} else if (method_allows(wanted, CORRELATE_SYNC_TCP) &&
 				by_tcp[sync_index[i]].parent >= 0) {
 			take_result(iter, info, &by_tcp[sync_index[i]], "tcp");
+			correlate_warn_if_no_line(iter, machine);
 		} else {
 			warn_no_sync(iter, machine, reference, by_vcpu);
 		}
