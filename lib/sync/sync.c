@@ -117,6 +117,14 @@ bool vm_sync_has_matches(const struct vm_sync *sync, unsigned int x, unsigned in
 	return hull && vm_sync_hull_matches(hull) > 0;
 }
 
+bool vm_sync_has_line(const struct vm_sync *sync, unsigned int x, unsigned int y)
+{
+	const struct vm_sync_hull *hull = vm_sync_pair_hull(sync, x, y);
+	enum vm_sync_quality quality = hull ? vm_sync_hull_quality(hull) : VM_SYNC_ABSENT;
+
+	return quality != VM_SYNC_ABSENT && quality != VM_SYNC_INCOMPLETE;
+}
+
 struct vm_sync_online *vm_sync_online_of(const struct vm_sync *sync, unsigned int x,
 		unsigned int y)
 {

@@ -260,4 +260,7 @@ void vm_sync_solve(const struct vm_sync *sync, unsigned int reference,
 /* Whether machines x and y have at least one match. */
 bool vm_sync_has_matches(const struct vm_sync *sync, unsigned int x, unsigned int y);
 
+/* Whether the pair's matches go both ways, so that a line fits them (not `incomplete`). */
+bool vm_sync_has_line(const struct vm_sync *sync, unsigned int x, unsigned int y);
+
 #endif /* VM_SYNC_SYNC_H */

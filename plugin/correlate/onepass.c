@@ -284,11 +284,19 @@ static bool waits_for_vcpu(struct correlate_iter *iter, const struct onepass_mac
 		return false;
 	}
 
-	if (wanted == CORRELATE_SYNC_AUTO && by_vmsync && vm_sync_online_matches(by_vmsync) > 0) {
+	/* vmsync matches that all go one way fit no line: the vCPU method may. */
+	if (wanted == CORRELATE_SYNC_AUTO && by_vmsync &&
+			vm_sync_online_fewest_each_way(by_vmsync) > 0) {
 		return false;
 	}
 
 	return correlate_vcpu_onepass_possible(iter, op->machine);
+}
+
+/* Whether `online` has matches both ways: a line (vmsync or TCP). */
+static bool has_line(struct vm_sync_online *online)
+{
+	return online && vm_sync_online_fewest_each_way(online) > 0;
 }
 
 /* The pair map with the reference that `op` can follow: vmsync first. */
@@ -300,8 +308,12 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 	struct vm_sync_online *by_tcp = pair_with_reference(iter, iter->by_tcp, op);
 	struct machine_info *info = correlate_machine_info(iter, op->machine);
 
-	if (wanted != CORRELATE_SYNC_TCP && wanted != CORRELATE_SYNC_VCPU && by_vmsync &&
-			vm_sync_online_matches(by_vmsync) > 0) {
+	bool vmsync = wanted != CORRELATE_SYNC_TCP && wanted != CORRELATE_SYNC_VCPU &&
+		by_vmsync && vm_sync_online_matches(by_vmsync) > 0;
+	bool tcp = wanted != CORRELATE_SYNC_VMSYNC && wanted != CORRELATE_SYNC_VCPU &&
+		by_tcp && vm_sync_online_matches(by_tcp) > 0;
+
+	if (vmsync && has_line(by_vmsync)) {
 		*method = "vmsync";
 		return by_vmsync;
 	}
@@ -312,10 +324,15 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 	}
 
 	/* SPEC: a guest that the vCPU method may synchronize is tried by it before TCP. */
-	if (wanted != CORRELATE_SYNC_VMSYNC && wanted != CORRELATE_SYNC_VCPU && by_tcp &&
-			vm_sync_online_matches(by_tcp) > 0 && !waits_for_vcpu(iter, op)) {
+	if (tcp && (has_line(by_tcp) || !vmsync) && !waits_for_vcpu(iter, op)) {
 		*method = "tcp";
 		return by_tcp;
+	}
+
+	/* Matches that all go one way, and nothing better: warned (no line). */
+	if (vmsync && !waits_for_vcpu(iter, op)) {
+		*method = "vmsync";
+		return by_vmsync;
 	}
 
 	return NULL;

@@ -256,19 +256,26 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 			continue;
 		}
 
-		if (method_allows(wanted, CORRELATE_SYNC_VMSYNC) &&
-				by_vmsync[sync_index[i]].parent >= 0) {
-			take_result(iter, info, &by_vmsync[sync_index[i]], "vmsync");
-			correlate_warn_if_no_line(iter, machine);
+		const struct vm_sync_result *vmsync = method_allows(wanted,
+			CORRELATE_SYNC_VMSYNC) && by_vmsync[sync_index[i]].parent >= 0 ?
+			&by_vmsync[sync_index[i]] : NULL;
+		const struct vm_sync_result *tcp = method_allows(wanted, CORRELATE_SYNC_TCP) &&
+			by_tcp[sync_index[i]].parent >= 0 ? &by_tcp[sync_index[i]] : NULL;
+
+		if (vmsync && vmsync->quality != VM_SYNC_INCOMPLETE) {
+			take_result(iter, info, vmsync, "vmsync");
 		} else if (method_allows(wanted, CORRELATE_SYNC_VCPU) &&
 				correlate_vcpu_has_path(iter, by_vcpu, machine)) {
+			/* Also before vmsync matches that all go one way: they fit no line. */
 			take_result(iter, info, &by_vcpu->results[sync_index[i]], "vcpu");
 			if (i < by_vcpu->fit_count && by_vcpu->fits[i].status == VM_VCPU_FIT_OK) {
 				info->host_pid = by_vcpu->fits[i].host_pid;
 			}
-		} else if (method_allows(wanted, CORRELATE_SYNC_TCP) &&
-				by_tcp[sync_index[i]].parent >= 0) {
-			take_result(iter, info, &by_tcp[sync_index[i]], "tcp");
+		} else if (tcp && (tcp->quality != VM_SYNC_INCOMPLETE || !vmsync)) {
+			take_result(iter, info, tcp, "tcp");
+			correlate_warn_if_no_line(iter, machine);
+		} else if (vmsync) {
+			take_result(iter, info, vmsync, "vmsync");
 			correlate_warn_if_no_line(iter, machine);
 		} else {
 			warn_no_sync(iter, machine, reference, by_vcpu);

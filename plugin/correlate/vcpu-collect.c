@@ -162,8 +162,9 @@ static void note_host_event(struct correlate_iter *iter, struct vcpu_collector *
 }
 
 /*
- * Whether `machine`, with sync="auto", has a vmsync match with the reference
- * (the host), so that vmsync synchronizes it whatever the vCPU method finds.
+ * Whether `machine`, with sync="auto", has vmsync matches with the
+ * reference (the host) both ways, so that vmsync synchronizes it whatever
+ * the vCPU method finds (matches that all go one way fit no line).
  */
 static bool vmsync_reaches(struct correlate_iter *iter, const struct machine *machine)
 {
@@ -179,12 +180,12 @@ static bool vmsync_reaches(struct correlate_iter *iter, const struct machine *ma
 	x = iter->sync_index[reference->index];
 	y = iter->sync_index[machine->index];
 	if (!iter->onepass) {
-		return vm_sync_has_matches(iter->by_vmsync, x, y);
+		return vm_sync_has_line(iter->by_vmsync, x, y);
 	}
 
 	/* Read once, the matches go to the pair's one-pass map only. */
 	online = vm_sync_online_of(iter->by_vmsync, x < y ? x : y, x < y ? y : x);
-	return online && vm_sync_online_matches(online) > 0;
+	return online && vm_sync_online_fewest_each_way(online) > 0;
 }
 
 void correlate_vcpu_guest_done(struct correlate_iter *iter, struct machine *machine,

@@ -47,6 +47,27 @@ START_TEST(same_machine_never_matches)
 }
 END_TEST
 
+/* A line needs matches both ways: one way only bounds one side. */
+START_TEST(a_line_needs_matches_both_ways)
+{
+	struct vm_sync *sync = vm_sync_create(2);
+
+	ck_assert(!vm_sync_has_line(sync, 0, 1));
+	for (uint64_t i = 0; i < 5; i++) {
+		add(sync, TCP, 10 + i, VM_SYNC_SEND, 0, 1000 * (int64_t) i);
+		add(sync, TCP, 10 + i, VM_SYNC_RECEIVE, 1, 1000 * (int64_t) i + 100);
+	}
+	ck_assert(vm_sync_has_matches(sync, 0, 1));
+	ck_assert(!vm_sync_has_line(sync, 0, 1));
+	ck_assert(!vm_sync_has_line(sync, 1, 0));
+	add(sync, TCP, 99, VM_SYNC_SEND, 1, 5500);
+	add(sync, TCP, 99, VM_SYNC_RECEIVE, 0, 5600);
+	ck_assert(vm_sync_has_line(sync, 0, 1));
+	ck_assert(vm_sync_has_line(sync, 1, 0));
+	vm_sync_destroy(sync);
+}
+END_TEST
+
 START_TEST(two_sends_or_two_receives_never_match)
 {
 	struct vm_sync *sync = vm_sync_create(2);
@@ -161,6 +182,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, same_machine_never_matches);
+	tcase_add_test(tc, a_line_needs_matches_both_ways);
 	tcase_add_test(tc, two_sends_or_two_receives_never_match);
 	tcase_add_test(tc, protocols_and_keys_are_separate);
 	tcase_add_test(tc, duplicates_wait_for_their_own_partner);
