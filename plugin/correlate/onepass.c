@@ -402,6 +402,23 @@ static bool tcp_ready(struct correlate_iter *iter, const struct onepass_machine 
 }
 
 /*
+ * How much of its own trace `op` was read since its first event: up to the
+ * frontier (what was read beyond it depends on how the graph is built), or
+ * up to its last message when its trace ended (or paused) before it. The
+ * frontier is another machine's clock then: a guest whose clock is behind
+ * the reference's by more than its trace is long is read whole before the
+ * reference starts, and the frontier's jump to the reference's first time
+ * is no wait of the guest's (it decided on the first two matches, with the
+ * guest left on its own clock).
+ */
+static int64_t own_span(const struct onepass_machine *op, int64_t frontier)
+{
+	int64_t last = op->last_read < frontier ? op->last_read : frontier;
+
+	return op->has_event && last > op->first_event ? last - op->first_event : 0;
+}
+
+/*
  * A guest waiting for the vCPU method: tried when the data doubled since
  * the last try; given up after its budget (that of the first formula, or
  * less when the sync pass can take over), and then it goes on as a machine
@@ -409,9 +426,7 @@ static bool tcp_ready(struct correlate_iter *iter, const struct onepass_machine 
  */
 static bool vcpu_due(struct correlate_iter *iter, struct onepass_machine *op, int64_t frontier)
 {
-	/* Up to the frontier: what was read beyond it depends on how the graph is built. */
-	int64_t last = op->last_read < frontier ? op->last_read : frontier;
-	int64_t span = op->has_event && last > op->first_event ? last - op->first_event : 0;
+	int64_t span = own_span(op, frontier);
 	/* The notes the collection applied (not the messages held): the same in every graph. */
 	uint64_t notes = correlate_vcpu_notes_applied(iter);
 	/*
@@ -445,17 +460,7 @@ static bool first_formula_due(struct correlate_iter *iter, struct onepass_machin
 {
 	const char *method;
 	struct vm_sync_online *online;
-	/*
-	 * Trace time of its own since its first event: up to the frontier, or
-	 * up to its last message when its trace ended (or paused) before it.
-	 * The frontier is another machine's clock then: a guest whose clock is
-	 * behind the reference's by more than its trace is long is read whole
-	 * before the reference starts, and the frontier's jump to the
-	 * reference's first time is no wait of the guest's (it decided on the
-	 * first two matches, with the guest left on its own clock).
-	 */
-	int64_t last = op->last_read < frontier ? op->last_read : frontier;
-	int64_t waited = op->has_event && last > op->first_event ? last - op->first_event : 0;
+	int64_t waited = own_span(op, frontier);
 
 	if (waits_for_vcpu(iter, op)) {
 		return vcpu_due(iter, op, frontier);
