@@ -45,10 +45,8 @@ import correlate_check as cc  # noqa: E402
 import truthdata  # noqa: E402
 import vmtest  # noqa: E402
 
-if os.environ.get("VM_BT_PRELOAD") and "LD_PRELOAD" not in os.environ:
-    # A sanitized plugin in this very process: its runtime must come first.
-    os.execve(sys.executable, [sys.executable] + sys.argv,
-              dict(os.environ, LD_PRELOAD=os.environ["VM_BT_PRELOAD"]))
+# A sanitized plugin in this very process: its runtime must come first.
+vmtest.sanitizer_runtime_first()
 
 try:
     import bt2

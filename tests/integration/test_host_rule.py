@@ -16,10 +16,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vmtest  # noqa: E402
 import threads_common as tc  # noqa: E402
 
-if os.environ.get("VM_BT_PRELOAD") and "LD_PRELOAD" not in os.environ:
-    # A sanitized plugin in this very process: its runtime must come first.
-    os.execve(sys.executable, [sys.executable] + sys.argv,
-              dict(os.environ, LD_PRELOAD=os.environ["VM_BT_PRELOAD"]))
+# A sanitized plugin in this very process: its runtime must come first.
+vmtest.sanitizer_runtime_first()
 
 # The stray kvm lines change none of the halted-vcpu stub's intervals.
 from halted_vcpu_expected import HALTED_THREAD, HALTED_VCPU

@@ -109,6 +109,16 @@ def cache_lock(path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def sanitizer_runtime_first():
+    """For a test that loads the plugin into its own process (python3-bt2
+    graphs): in a sanitized build, runs the test again with the sanitizer
+    runtime preloaded, which must come first in the process. Call it before
+    importing bt2."""
+    if os.environ.get("VM_BT_PRELOAD") and "LD_PRELOAD" not in os.environ:
+        os.execve(sys.executable, [sys.executable] + sys.argv,
+                  dict(os.environ, LD_PRELOAD=os.environ["VM_BT_PRELOAD"]))
+
+
 def _env():
     env = dict(os.environ)
     preload = os.environ.get("VM_BT_PRELOAD")
