@@ -13,7 +13,7 @@ two lists are zipped, with no need to match event contents. A different
 number of events is an error.
 
 As a module: truth_pieces(), own_times(), true_times(), output_times(),
-errors(), summary(). From the command line:
+errors(), summaries(), summary(). From the command line:
 
     synccheck.py WORKLOAD_DIR [PRETTY_OUTPUT]   (stdin without a file)
 
@@ -142,6 +142,12 @@ def errors(out, outputs, machines=None):
         truth = true_times(pieces[machine], readings)
         result[machine] = [(g - base) - frac for g, (base, frac) in zip(got, truth)]
     return result
+
+
+def summaries(out, outputs, machines=None):
+    """{guest: summary()} of errors(OUT, OUTPUTS, MACHINES), by guest name."""
+    return {machine: summary(err)
+            for machine, err in sorted(errors(out, outputs, machines).items())}
 
 
 def summary(errs):

@@ -93,11 +93,10 @@ def check_run(name, out, traces, forwarded):
         vmtest.fail("%s, %s: the graph failed:\n%s" % (name, label, error))
     syncs = found.pop("vm:sync", [])
     try:
-        errors = synccheck.errors(out, found)
+        summaries = synccheck.summaries(out, found)
     except synccheck.SyncCheckError as e:
         vmtest.fail("%s, %s: %s" % (name, label, e))
-    for machine, err in sorted(errors.items()):
-        events, median, worst = synccheck.summary(err)
+    for machine, (events, median, worst) in sorted(summaries.items()):
         print("%s, %s: %s: median error %.0f ns, max %.0f ns (%d events)"
               % (name, label, machine, median, worst, events))
         if median > MEDIAN_NS or worst > MAX_NS:

@@ -54,11 +54,10 @@ def output_times(traces, params, forwarded):
 def summaries(name, label, out, times):
     result = {}
     try:
-        errors = synccheck.errors(out, times)
+        found = synccheck.summaries(out, times)
     except synccheck.SyncCheckError as e:
         vmtest.fail("%s, %s: %s" % (name, label, e))
-    for machine, err in sorted(errors.items()):
-        events, median, worst = synccheck.summary(err)
+    for machine, (events, median, worst) in sorted(found.items()):
         print("%s: %s %s: median error %.0f ns, max %.0f ns (%d events)"
               % (name, label, machine, median, worst, events))
         result[machine] = (median, worst)
