@@ -210,10 +210,12 @@ def run_ctf_copy(traces, form, folder, what):
     return proc.returncode
 
 
-def runs(index):
-    """(form, format) pairs to run for damage number `index`: all of them,
-    or under valgrind (20x to 50x slower) a few that rotate with the
-    damage, so that the damages together still cover every pair."""
+def runs(index, kind):
+    """(form, format) pairs to run for damage number `index` of traces
+    `kind`: all of them, or under valgrind (20x to 50x slower) one that
+    rotates with the damage and starts where the other kind's rotation
+    ends, so that the stub and the real damages together still cover every
+    pair (the stub ones alone cover as many pairs as there are damages)."""
     every = [(form, fmt) for form in FORMS for fmt in FORMATS + ("ctf",)]
     # Not sink.ctf.fs: babeltrace2 2.0.4's crashes (SIGSEGV in its
     # finalization) when the graph fails after it started writing, with the
@@ -221,10 +223,14 @@ def runs(index):
     every += [("nosync", fmt) for fmt in FORMATS]
     if not vmtest.under_valgrind():
         return every
-    return [every[(index * 2 + k) % len(every)] for k in range(2)]
+    if 2 * len(badtrace.DAMAGES) < len(every):
+        vmtest.fail("%d damages of each kind cannot cover the %d (form, format) pairs "
+                    "under valgrind: run more per damage" % (len(badtrace.DAMAGES), len(every)))
+    start = 0 if kind == "stub" else len(badtrace.DAMAGES)
+    return [every[(start + index) % len(every)]]
 
 
-def check_damage(index, name, clean, victim, work):
+def check_damage(index, kind, name, clean, victim, work):
     """Damages a copy of trace `victim` (a key of `clean`) and runs the
     pipeline on all of `clean`'s traces with the broken one instead."""
     broken = badtrace.broken_copy(clean[victim], name, os.path.join(work, name, "trace"))
@@ -232,7 +238,7 @@ def check_damage(index, name, clean, victim, work):
     folder = os.path.join(work, name, "out")
     os.makedirs(folder)
     statuses = {}
-    for form, fmt in runs(index):
+    for form, fmt in runs(index, kind):
         what = "%s, %s form, %s" % (name, form, fmt)
         if fmt == "ctf":
             statuses[what] = run_ctf_copy(traces, form, folder, what)
@@ -296,7 +302,7 @@ def main():
     if len(proc.stdout.splitlines()) < 2:
         vmtest.fail("the clean traces give no thread interval")
     for index, name in enumerate(badtrace.DAMAGES):
-        check_damage(index, name, clean, victim, work)
+        check_damage(index, kind, name, clean, victim, work)
     shutil.rmtree(work, ignore_errors=True)
 
 
