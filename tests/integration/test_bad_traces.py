@@ -212,22 +212,26 @@ def run_ctf_copy(traces, form, folder, what):
 
 def runs(index, kind):
     """(form, format) pairs to run for damage number `index` of traces
-    `kind`: all of them, or under valgrind (20x to 50x slower) one that
-    rotates with the damage and starts where the other kind's rotation
-    ends, so that the stub and the real damages together still cover every
-    pair (the stub ones alone cover as many pairs as there are damages)."""
+    `kind`: all of them in the plain run, which checks the results. Under
+    valgrind (20x to 50x slower) one pair per damage, and in sanitized
+    builds three, rotating with the damage; the real traces' rotation
+    starts where the stub's ends, so that the damages still put every pair
+    under each memory checker (under valgrind, the stub and the real
+    damages together)."""
     every = [(form, fmt) for form in FORMS for fmt in FORMATS + ("ctf",)]
     # Not sink.ctf.fs: babeltrace2 2.0.4's crashes (SIGSEGV in its
     # finalization) when the graph fails after it started writing, with the
     # stock components alone too (`babeltrace2 DAMAGED -c sink.ctf.fs`).
     every += [("nosync", fmt) for fmt in FORMATS]
-    if not vmtest.under_valgrind():
+    if not vmtest.small_inputs():
         return every
-    if 2 * len(badtrace.DAMAGES) < len(every):
+    per_damage = 1 if vmtest.under_valgrind() else 3
+    if 2 * per_damage * len(badtrace.DAMAGES) < len(every):
         vmtest.fail("%d damages of each kind cannot cover the %d (form, format) pairs "
-                    "under valgrind: run more per damage" % (len(badtrace.DAMAGES), len(every)))
-    start = 0 if kind == "stub" else len(badtrace.DAMAGES)
-    return [every[(start + index) % len(every)]]
+                    "with %d runs each: run more per damage"
+                    % (len(badtrace.DAMAGES), len(every), per_damage))
+    start = 0 if kind == "stub" else per_damage * len(badtrace.DAMAGES)
+    return [every[(start + index * per_damage + k) % len(every)] for k in range(per_damage)]
 
 
 def check_damage(index, kind, name, clean, victim, work):
