@@ -274,11 +274,10 @@ def check_generated_read_once():
                                                                segments))
 
 
-def check_vcpu_read_once(python_graphs=True):
+def check_vcpu_read_once():
     """vCPU-only guests: read once too (no sync pass taking over), both
     synchronized by vcpu, the same output behind src.ctf.fs and behind
-    forwarders that cannot seek (the Python graphs, unless `python_graphs`
-    is false)."""
+    forwarders that cannot seek (Python graphs: not under valgrind)."""
     duration = 1500 if vmtest.small_inputs() else 4000
     out = truthdata.generate("correlate-seek-vcpu", VCPU_ONLY + ["--duration-ms", duration])
     traces = list(truthdata.ctf_traces(out).values())
@@ -290,7 +289,7 @@ def check_vcpu_read_once(python_graphs=True):
         vmtest.fail("vCPU-only guests behind src.ctf.fs: exit %d, the sync pass took over, "
                     "or not both guests synchronized by vcpu (%r):\n%s"
                     % (proc.returncode, synced, proc.stderr[-4000:]))
-    if not python_graphs:
+    if vmtest.under_valgrind():
         print("vCPU-only guests (%d ms, slewed) behind src.ctf.fs: %s synchronized by vcpu, "
               "read once" % (duration, " and ".join(sorted(synced))))
         return
@@ -307,12 +306,12 @@ VCPU_BEHIND = ["--seed", 36, "--guests", 1, "--host-cpus", 1, "--guest-activity"
                "--guest-offset-ns", -30000000000]
 
 
-def check_vcpu_far_behind(python_graphs=True):
+def check_vcpu_far_behind():
     """Behind src.ctf.fs, the vCPU tries give up after 4 s of the guest's
     trace without any host interval read, and the sync pass takes over
     (INFO line saying why) and synchronizes it; behind forwarders that
     cannot seek, the tries go on while the host is read, and the guest is
-    synchronized read once (no warning; not checked unless `python_graphs`)."""
+    synchronized read once (no warning; a Python graph: not under valgrind)."""
     duration = 4500
     out = truthdata.generate("correlate-seek-behind", VCPU_BEHIND + ["--duration-ms", duration])
     traces = list(truthdata.ctf_traces(out).values())
@@ -325,7 +324,7 @@ def check_vcpu_far_behind(python_graphs=True):
         vmtest.fail("guest 30 s behind, behind src.ctf.fs: exit %d, or no sync pass taking "
                     "over with its reason, or guest1 not synchronized by vcpu:\n%s"
                     % (proc.returncode, proc.stderr[-4000:]))
-    if not python_graphs:
+    if vmtest.under_valgrind():
         print("guest 30 s behind its host: behind src.ctf.fs the sync pass takes over after "
               "4 s of its trace")
         return
@@ -345,8 +344,8 @@ def main():
     if vmtest.under_valgrind():
         # Most checks here run their graphs in this Python process (or a
         # child of it): under valgrind they would only repeat the plain run.
-        check_vcpu_read_once(python_graphs=False)
-        check_vcpu_far_behind(python_graphs=False)
+        check_vcpu_read_once()
+        check_vcpu_far_behind()
         return
     traces = list(vmtest.scenario("drifting-guest").values())
     for muxed in (False, True):
