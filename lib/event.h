@@ -87,6 +87,10 @@ struct vm_event {
 			const char *name;
 		} statedump;
 
+		/*
+		 * lttng-modules >= 2.13 on Linux >= 5.10 writes the low half of
+		 * a pointer here: model/vcpu-numbers.h says which id to trust.
+		 */
 		struct {
 			int64_t vcpu_id;
 		} kvm_entry;
@@ -94,6 +98,8 @@ struct vm_event {
 		struct {
 			int64_t exit_reason;
 			int64_t isa;         /* 1 VMX, 2 SVM, VM_FIELD_MISSING if absent */
+			/* the vCPU number (lttng-modules >= 2.13, Linux >= 5.10), else missing */
+			int64_t vcpu_id;
 		} kvm_exit;
 
 		/* the four vmsync events */

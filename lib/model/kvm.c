@@ -5,6 +5,7 @@
 #include "model/processes.h"
 #include "model/machine-set.h"
 #include "model/host-rule.h"
+#include "model/vcpu-numbers.h"
 
 /* Slots of the model's direct-mapped thread caches. */
 #define KVM_CACHE_SIZE 64
@@ -31,7 +32,14 @@ struct kvm_model {
 	/* Known machines (learn() adds that of every event). */
 	struct vm_machine_set machines;
 	struct vm_processes *processes;
-	/* Host thread id -> gint64 vcpu_id, for every thread seen entering. */
+	/* The vCPU number of each vCPU thread. */
+	struct vm_vcpu_numbers *numbers;
+	/*
+	 * What learn() found odd about the identity of the event it learnt
+	 * from, for the transition() of the same event.
+	 */
+	struct vm_vcpu_id_conflict conflict;
+	/* Host thread id -> gint64 tid, for every thread seen entering or exiting. */
 	GHashTable *vcpu_threads;
 	/* Host thread id -> gint64 vm_uid of its last vmsync_gh_host. */
 	GHashTable *thread_uid;
@@ -46,7 +54,7 @@ struct kvm_model {
 	GHashTable *resolved;
 	uint64_t generation;
 	/*
-	 * In front of vcpu_threads (every kvm entry) and resolved (every mode
+	 * In front of vcpu_threads (every kvm event) and resolved (every mode
 	 * change): their entries are never removed and their values are
 	 * updated in place, so a cached value pointer stays valid.
 	 */
@@ -89,6 +97,7 @@ static void *kvm_create(void)
 	kvm->evidence = g_array_new(FALSE, TRUE, sizeof(struct host_evidence));
 	vm_machine_set_init(&kvm->machines);
 	kvm->processes = vm_processes_create();
+	kvm->numbers = vm_vcpu_numbers_create();
 	kvm->vcpu_threads = vm_int64_table_new(g_free);
 	kvm->thread_uid = vm_int64_table_new(g_free);
 	kvm->uid_guest = vm_int64_table_new(g_free);
@@ -106,6 +115,7 @@ static void kvm_destroy(void *data)
 	g_array_free(kvm->evidence, TRUE);
 	vm_machine_set_fini(&kvm->machines);
 	vm_processes_destroy(kvm->processes);
+	vm_vcpu_numbers_destroy(kvm->numbers);
 	g_hash_table_destroy(kvm->vcpu_threads);
 	g_hash_table_destroy(kvm->thread_uid);
 	g_hash_table_destroy(kvm->uid_guest);
@@ -171,22 +181,39 @@ static void learn_thread_uid(struct kvm_model *kvm, const struct vm_event *event
 	kvm->generation++;
 }
 
+static int64_t pid_of(const struct kvm_model *kvm, int64_t tid)
+{
+	return vm_processes_pid_of(kvm->processes, (unsigned int) kvm->host, tid);
+}
+
+/* A kvm entry or exit of a host thread: a vCPU thread, and its number's evidence. */
 static void learn_vcpu_thread(struct kvm_model *kvm,
 		const struct vm_event *event, int64_t tid)
 {
-	gint64 *known;
-	int64_t vcpu_id = event->u.kvm_entry.vcpu_id;
-
-	if (tid < 0 || !vm_vcpu_id_valid(vcpu_id) || !is_host_event(kvm, event))
+	if (tid < 0 || !is_host_event(kvm, event))
 		return;
-	known = cached_lookup(kvm->vcpu_thread_cache, kvm->vcpu_threads, tid);
-	if (known && *known == vcpu_id)
-		return;
-	if (known)
-		*known = vcpu_id;
+	if (!cached_lookup(kvm->vcpu_thread_cache, kvm->vcpu_threads, tid)) {
+		vm_int64_table_insert(kvm->vcpu_threads, tid, vm_int64_box(tid));
+		kvm->generation++;
+	}
+	if (event->kind == VM_EVENT_KVM_ENTRY)
+		vm_vcpu_numbers_entry(kvm->numbers, event->machine, tid,
+			pid_of(kvm, tid), event->u.kvm_entry.vcpu_id, event->ts,
+			&kvm->conflict);
 	else
-		vm_int64_table_insert(kvm->vcpu_threads, tid, vm_int64_box(vcpu_id));
-	kvm->generation++;
+		vm_vcpu_numbers_exit(kvm->numbers, event->machine, tid,
+			event->u.kvm_exit.vcpu_id, event->ts, &kvm->conflict);
+}
+
+/* QEMU names its vCPU threads `CPU <n>/KVM`: a number when nothing else gives one. */
+static void learn_thread_name(struct kvm_model *kvm, const struct vm_event *event)
+{
+	if (event->kind == VM_EVENT_STATEDUMP_PROCESS)
+		vm_vcpu_numbers_name(kvm->numbers, event->machine,
+			event->u.statedump.tid, event->u.statedump.name);
+	else
+		vm_vcpu_numbers_name(kvm->numbers, event->machine,
+			event->u.fork.child_tid, event->u.fork.child_comm);
 }
 
 static struct host_evidence *evidence_of(struct kvm_model *kvm,
@@ -285,11 +312,9 @@ static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
 		kvm_add_machine(kvm, event->machine);
 	switch (event->kind) {
 	case VM_EVENT_KVM_ENTRY:
-		learn_host_evidence(kvm, event);
-		learn_vcpu_thread(kvm, event, tid);
-		break;
 	case VM_EVENT_KVM_EXIT:
 		learn_host_evidence(kvm, event);
+		learn_vcpu_thread(kvm, event, tid);
 		break;
 	case VM_EVENT_VMSYNC_GH_HOST:
 		learn_thread_uid(kvm, event, tid);
@@ -302,6 +327,7 @@ static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
 	case VM_EVENT_PROCESS_FORK:
 		if (vm_processes_learn(kvm->processes, event))
 			kvm->generation++;
+		learn_thread_name(kvm, event);
 		break;
 	default:
 		break;
@@ -315,25 +341,50 @@ static int64_t kvm_host(void *data)
 	return kvm->host;
 }
 
-static void kvm_transition(void *data, const struct vm_event *event,
+/* The vCPU number of host thread `tid`, and what is odd about it. */
+static void vcpu_number_of(struct kvm_model *kvm, int64_t tid,
 		struct vm_model_transition *out)
 {
-	(void) data;
-	out->kind = VM_MODEL_TRANSITION_NONE;
-	out->vcpu_id = -1;
-	out->exit_reason = -1;
-	out->fields_missing = false;
+	struct vm_vcpu_number number = vm_vcpu_numbers_of(kvm->numbers,
+		(unsigned int) kvm->host, tid, pid_of(kvm, tid));
+
+	out->vcpu_id = number.number;
+	if (kvm->conflict.found && kvm->conflict.tid == tid) {
+		out->note = VM_MODEL_IDENTITY_ENTRY_ID_IGNORED;
+		out->note_values[0] = kvm->conflict.entry_id;
+		out->note_values[1] = kvm->conflict.exit_id;
+	} else if (number.source == VM_VCPU_NUMBER_FROM_ORDER) {
+		out->note = VM_MODEL_IDENTITY_NUMBERED_BY_ORDER;
+		out->note_values[0] = number.number;
+		out->note_values[1] = number.entry_id;
+	}
+	kvm->conflict.found = false;
+}
+
+static void kvm_transition(void *data, const struct vm_event *event, int64_t tid,
+		struct vm_model_transition *out)
+{
+	struct kvm_model *kvm = data;
+
+	*out = (struct vm_model_transition) {
+		.kind = VM_MODEL_TRANSITION_NONE, .vcpu_id = -1, .exit_reason = -1,
+	};
 	if (event->kind == VM_EVENT_KVM_ENTRY) {
 		out->kind = VM_MODEL_TRANSITION_ENTER_GUEST;
-		out->fields_missing = !vm_vcpu_id_valid(event->u.kvm_entry.vcpu_id);
-		if (!out->fields_missing)
-			out->vcpu_id = event->u.kvm_entry.vcpu_id;
 	} else if (event->kind == VM_EVENT_KVM_EXIT) {
 		out->kind = VM_MODEL_TRANSITION_EXIT_GUEST;
 		out->fields_missing = event->u.kvm_exit.exit_reason == VM_FIELD_MISSING;
 		if (!out->fields_missing)
 			out->exit_reason = event->u.kvm_exit.exit_reason;
+	} else {
+		return;
 	}
+	if (tid >= 0 && is_host_event(kvm, event))
+		vcpu_number_of(kvm, tid, out);
+	/* An entry with no number of its own, and none known for its thread. */
+	if (out->kind == VM_MODEL_TRANSITION_ENTER_GUEST &&
+			!vm_vcpu_id_valid(event->u.kvm_entry.vcpu_id) && out->vcpu_id < 0)
+		out->fields_missing = true;
 }
 
 /* The guest that reported `uid`, VM_MODEL_UNKNOWN if no guest did. */
@@ -344,11 +395,6 @@ static int64_t trusted_guest_of_uid(const struct kvm_model *kvm, int64_t uid)
 	if (!guest || *guest == kvm->host)
 		return VM_MODEL_UNKNOWN;
 	return *guest;
-}
-
-static int64_t pid_of(const struct kvm_model *kvm, int64_t tid)
-{
-	return vm_processes_pid_of(kvm->processes, (unsigned int) kvm->host, tid);
 }
 
 /* Rule 1: a trusted vm_uid reported by the thread or by its process. */

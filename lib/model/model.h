@@ -26,12 +26,34 @@ enum vm_model_transition_kind {
 	VM_MODEL_TRANSITION_EXIT_GUEST,  /* the vCPU is back in the hypervisor */
 };
 
+/* Something odd the model saw in the vCPU identities (the caller warns). */
+enum vm_model_identity_note {
+	VM_MODEL_IDENTITY_OK = 0,
+	/*
+	 * The thread's entries give another vCPU id than its exits: the entry
+	 * id is ignored (values: the entry id, the exit id).
+	 */
+	VM_MODEL_IDENTITY_ENTRY_ID_IGNORED,
+	/*
+	 * Nothing in the trace gives the thread's vCPU number: it is numbered
+	 * in the order its VM's vCPU threads appear (values: the number, the
+	 * entry id).
+	 */
+	VM_MODEL_IDENTITY_NUMBERED_BY_ORDER,
+};
+
 struct vm_model_transition {
 	enum vm_model_transition_kind kind;
-	int64_t vcpu_id;      /* ENTER_GUEST: the vCPU number, -1 if unknown */
+	/*
+	 * The vCPU number of the emitting thread, -1 while not known (a later
+	 * event of the thread may tell it).
+	 */
+	int64_t vcpu_id;
 	int64_t exit_reason;  /* EXIT_GUEST: the exit reason, -1 if unknown */
 	/* The event lacks a field the model needs (the caller warns). */
 	bool fields_missing;
+	enum vm_model_identity_note note;
+	int64_t note_values[2];
 };
 
 struct vm_model_class {
@@ -88,8 +110,11 @@ struct vm_model_class {
 	 */
 	void (*set_role)(void *model, unsigned int machine, bool is_host);
 
-	/* What a host event means for the vCPU run by the emitting thread. */
-	void (*transition)(void *model, const struct vm_event *event,
+	/*
+	 * What a host event means for the vCPU run by the emitting thread
+	 * `tid`, called right after learn() of the same event.
+	 */
+	void (*transition)(void *model, const struct vm_event *event, int64_t tid,
 		struct vm_model_transition *out);
 
 	/*

@@ -163,8 +163,8 @@ static int64_t vm_of_change(struct vm_vcpu_tracker *tracker,
 	else if (change->vcpu_id < 0)
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_VM,
 			(unsigned int) model->cls->host(model->data),
-			"Host thread %" PRId64 " exits a guest but never enters "
-			"one, so its vCPU number is unknown: its modes are not "
+			"Host thread %" PRId64 " runs a vCPU whose number no "
+			"kvm entry or exit of it gives: its modes are not "
 			"reported.", change->tid);
 	return change->vcpu_id < 0 ? VM_MODEL_UNKNOWN : vm;
 }

@@ -221,8 +221,12 @@ static void enter_guest(struct vm_vcpu_tracker *tracker,
 {
 	struct vcpu_thread *thread = find_thread(tracker, tid);
 
-	/* Without its number, the first entry of a thread says too little. */
-	if (!thread && transition->vcpu_id < 0)
+	/*
+	 * Without a vcpu_id field, the first entry of a thread says too
+	 * little; with one that is no number yet (model/vcpu-numbers.h), the
+	 * thread's next exit tells it.
+	 */
+	if (!thread && transition->fields_missing)
 		return;
 	thread = vcpu_thread_of(tracker, tid, cpu);
 	set_vcpu_id(tracker, input, thread, transition->vcpu_id);
@@ -231,7 +235,7 @@ static void enter_guest(struct vm_vcpu_tracker *tracker,
 
 /*
  * Only vCPU threads exit a guest: a thread whose first kvm event is an
- * exit is one, its number known at its next entry.
+ * exit is one, its number known from the exit or at its next entry.
  */
 static void exit_guest(struct vm_vcpu_tracker *tracker,
 		struct held_input *input, const struct machine_cpu *cpu,
@@ -239,6 +243,7 @@ static void exit_guest(struct vm_vcpu_tracker *tracker,
 {
 	struct vcpu_thread *thread = vcpu_thread_of(tracker, tid, cpu);
 
+	set_vcpu_id(tracker, input, thread, transition->vcpu_id);
 	set_mode(input, thread, VM_VCPU_HYPERVISOR, cpu->cpu,
 		transition->exit_reason, false);
 }
@@ -253,6 +258,33 @@ static void warn_missing(struct vm_vcpu_tracker *tracker,
 		what, event->ts);
 }
 
+/* What the model found odd about a vCPU thread's identity, once per machine. */
+static void warn_identity(struct vm_vcpu_tracker *tracker,
+		const struct vm_event *event, int64_t tid,
+		const struct vm_model_transition *transition)
+{
+	if (transition->note == VM_MODEL_IDENTITY_ENTRY_ID_IGNORED)
+		vcpu_warn(tracker, VM_VCPU_WARN_ENTRY_ID, event->machine,
+			"The kvm entries of host thread %" PRId64 " give vcpu_id %"
+			PRId64 " where its kvm exits give vCPU %" PRId64 ": the "
+			"entries' vcpu_id is ignored, the exits' is used. This is "
+			"a defect of lttng-modules >= 2.13 on Linux >= 5.9: its "
+			"kvm_x86_entry probe records the low half of the vCPU's "
+			"`struct kvm_vcpu` pointer in `vcpu_id`.", tid,
+			transition->note_values[0], transition->note_values[1]);
+	else if (transition->note == VM_MODEL_IDENTITY_NUMBERED_BY_ORDER)
+		vcpu_warn(tracker, VM_VCPU_WARN_NUMBERED_BY_ORDER, event->machine,
+			"No event gives the vCPU number of host thread %" PRId64
+			" (its kvm entries' vcpu_id, such as %" PRId64 ", is no "
+			"vCPU number, its kvm exits have no vcpu_id, and its name "
+			"is not QEMU's `CPU <n>/KVM`): the vCPU threads of each VM "
+			"are numbered in the order they first appear, which may "
+			"not be the guest's CPU numbers. Record the host's state "
+			"dump (it names QEMU's vCPU threads), or use lttng-modules "
+			">= 2.13 on Linux >= 5.10, whose kvm_x86_exit carries the "
+			"vCPU number.", tid, transition->note_values[1]);
+}
+
 /* An input whose emitting thread (`tid`) is known. */
 static void process_with_thread(struct vm_vcpu_tracker *tracker,
 		struct held_input *input, const struct machine_cpu *cpu,
@@ -264,7 +296,7 @@ static void process_with_thread(struct vm_vcpu_tracker *tracker,
 	learn(tracker, &input->event, tid);
 	if (tid < 0)
 		return;
-	model->cls->transition(model->data, &input->event, &transition);
+	model->cls->transition(model->data, &input->event, tid, &transition);
 	/*
 	 * Hypervisor events of another machine (nested virtualization, stray
 	 * events) are not analyzed: the component that applies the host rule
@@ -272,6 +304,7 @@ static void process_with_thread(struct vm_vcpu_tracker *tracker,
 	 */
 	if (!is_host(tracker, input->event.machine))
 		return;
+	warn_identity(tracker, &input->event, tid, &transition);
 	if (transition.fields_missing)
 		warn_missing(tracker, &input->event,
 			transition.kind == VM_MODEL_TRANSITION_ENTER_GUEST ?

@@ -82,10 +82,13 @@ void vm_vcpu_tracker_add_machine(struct vm_vcpu_tracker *tracker,
 	tracker->model->cls->add_machine(tracker->model->data, machine);
 }
 
-/* The tracker never reads strings: blank them rather than keep pointers. */
-static void copy_event(struct vm_event *copy, const struct vm_event *event)
+/*
+ * Once processed, the tracker never reads an input's strings: blank them
+ * rather than keep pointers that are valid only during the push. The
+ * model learns thread names (state dump, fork) while they are valid.
+ */
+static void blank_strings(struct vm_event *copy)
 {
-	*copy = *event;
 	switch (copy->kind) {
 	case VM_EVENT_SCHED_SWITCH:
 		copy->u.sched_switch.prev_comm = "";
@@ -129,7 +132,7 @@ static struct held_input *hold(struct vm_vcpu_tracker *tracker,
 	input->ts = tracker->newest_ts;
 	if (event) {
 		input->has_event = true;
-		copy_event(&input->event, event);
+		input->event = *event;
 	}
 	held_ring_push(&tracker->held, input);
 	return input;
@@ -146,6 +149,8 @@ void vm_vcpu_tracker_push(struct vm_vcpu_tracker *tracker,
 			vm_vcpu_tracker_add_machine(tracker, input->event.machine);
 		state_process(tracker, input);
 	}
+	if (input->has_event)
+		blank_strings(&input->event);
 	lookahead_release_ready(tracker, false);
 }
 

@@ -45,6 +45,8 @@ enum vm_vcpu_warning {
 	VM_VCPU_WARN_LOOKAHEAD_LIMIT, /* the look-ahead gave up waiting */
 	VM_VCPU_WARN_UNATTRIBUTED,    /* kvm events of a CPU whose thread is unknown */
 	VM_VCPU_WARN_CONTRADICTION,   /* a sched_switch contradicts the thread believed current */
+	VM_VCPU_WARN_ENTRY_ID,        /* kvm entries give another vCPU id than the exits */
+	VM_VCPU_WARN_NUMBERED_BY_ORDER, /* no event gives a vCPU thread's number */
 };
 
 struct vm_vcpu_change {

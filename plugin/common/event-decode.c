@@ -120,7 +120,8 @@ static const char *const *member_names(enum vm_event_kind kind)
 	static const char *const exit[] = { "comm", "tid", NULL };
 	static const char *const statedump[] = { "tid", "pid", "ppid", "name", NULL };
 	static const char *const kvm_entry[] = { "vcpu_id", NULL };
-	static const char *const kvm_exit[] = { "exit_reason", "isa", NULL };
+	static const char *const kvm_exit[] = { "exit_reason", "isa", "vcpu_id",
+		NULL };
 	static const char *const vmsync[] = { "cnt", "vm_uid", NULL };
 	static const char *const vcpu_state[] = { "vm", "vcpu", "mode",
 		"host_tid", "pcpu", "exit_reason", NULL };
@@ -168,6 +169,16 @@ static enum vm_event_kind kind_of_name(const char *name)
 			return kind_names[i].kind;
 	}
 	return VM_EVENT_OTHER;
+}
+
+/*
+ * Kinds whose strings even a decoder without strings reads: rare events
+ * that name threads (QEMU names its vCPU threads `CPU <n>/KVM`, which
+ * model/vcpu-numbers.h may need).
+ */
+static bool names_a_thread(enum vm_event_kind kind)
+{
+	return kind == VM_EVENT_STATEDUMP_PROCESS || kind == VM_EVENT_PROCESS_FORK;
 }
 
 static enum member_type type_of(const bt_field_class *fc)
@@ -235,7 +246,8 @@ static struct class_info *class_info_create(const struct event_decoder *decoder,
 	for (i = 0; i < MAX_MEMBERS && names[i]; i++) {
 		info->members[i] = member_index(payload_fc, names[i]);
 		info->member_types[i] = member_type(payload_fc, info->members[i]);
-		if (decoder->skip_strings && info->member_types[i] == MEMBER_STRING)
+		if (decoder->skip_strings && info->member_types[i] == MEMBER_STRING &&
+				!names_a_thread(info->kind))
 			info->member_types[i] = MEMBER_OTHER;
 	}
 	info->cpu_id_member = member_index(packet_fc, "cpu_id");
@@ -415,6 +427,7 @@ static void decode_payload(const struct class_info *info,
 	case VM_EVENT_KVM_EXIT:
 		out->u.kvm_exit.exit_reason = INT_AT(0);
 		out->u.kvm_exit.isa = INT_AT(1);
+		out->u.kvm_exit.vcpu_id = INT_AT(2);
 		break;
 	case VM_EVENT_VMSYNC_GH_GUEST:
 	case VM_EVENT_VMSYNC_HG_GUEST:

@@ -17,8 +17,9 @@ struct event_decoder;
 
 struct event_decoder *event_decoder_create(void);
 /*
- * A decoder whose events have "" for every string (comm, names...): for a
- * user that never reads them, which saves reading them.
+ * A decoder whose events have "" for the strings of frequent events (comm
+ * of scheduler events, ...): for a user that never reads them, which saves
+ * reading them. The names of state dump and fork events, rare, are read.
  */
 struct event_decoder *event_decoder_create_without_strings(void);
 void event_decoder_destroy(struct event_decoder *decoder);

@@ -174,6 +174,7 @@ static void read_event(struct reader *r, struct fuzz_event *owner, int64_t *now)
 	case VM_EVENT_KVM_EXIT:
 		ev->u.kvm_exit.exit_reason = integer(r);
 		ev->u.kvm_exit.isa = integer(r);
+		ev->u.kvm_exit.vcpu_id = integer(r);
 		break;
 	case VM_EVENT_VMSYNC_GH_GUEST:
 	case VM_EVENT_VMSYNC_HG_GUEST:

@@ -86,10 +86,11 @@ static void toy_set_role(void *data, unsigned int machine, bool is_host)
 	(void) is_host;
 }
 
-static void toy_transition(void *data, const struct vm_event *event,
+static void toy_transition(void *data, const struct vm_event *event, int64_t tid,
 		struct vm_model_transition *out)
 {
 	(void) data;
+	(void) tid;
 	memset(out, 0, sizeof(*out));
 	out->vcpu_id = -1;
 	out->exit_reason = -1;

@@ -176,6 +176,7 @@ void feed_kvm_exit(struct recorder *r, unsigned int machine, int64_t t, int64_t 
 
 	ev.u.kvm_exit.exit_reason = reason;
 	ev.u.kvm_exit.isa = isa;
+	ev.u.kvm_exit.vcpu_id = VM_FIELD_MISSING;
 	vm_threads_feed(r->threads, &ev);
 }
 

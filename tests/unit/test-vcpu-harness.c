@@ -254,6 +254,16 @@ struct vm_event ev_exit(unsigned int machine, int64_t ts, int64_t cpu,
 
 	event.u.kvm_exit.exit_reason = exit_reason;
 	event.u.kvm_exit.isa = 1;
+	event.u.kvm_exit.vcpu_id = VM_FIELD_MISSING;
+	return event;
+}
+
+struct vm_event ev_exit_id(unsigned int machine, int64_t ts, int64_t cpu,
+		int64_t exit_reason, int64_t vcpu_id)
+{
+	struct vm_event event = ev_exit(machine, ts, cpu, exit_reason);
+
+	event.u.kvm_exit.vcpu_id = vcpu_id;
 	return event;
 }
 
@@ -276,6 +286,15 @@ struct vm_event ev_statedump(unsigned int machine, int64_t ts, int64_t tid,
 	event.u.statedump.pid = pid;
 	event.u.statedump.ppid = 1;
 	event.u.statedump.name = "qemu-system-x86";
+	return event;
+}
+
+struct vm_event ev_statedump_named(unsigned int machine, int64_t ts, int64_t tid,
+		int64_t pid, const char *name)
+{
+	struct vm_event event = ev_statedump(machine, ts, tid, pid);
+
+	event.u.statedump.name = name;
 	return event;
 }
 

@@ -81,10 +81,16 @@ struct vm_event ev_entry(unsigned int machine, int64_t ts, int64_t cpu,
 		int64_t vcpu_id);
 struct vm_event ev_exit(unsigned int machine, int64_t ts, int64_t cpu,
 		int64_t exit_reason);
+/* A kvm exit that carries the vCPU number (lttng-modules >= 2.13, Linux >= 5.10). */
+struct vm_event ev_exit_id(unsigned int machine, int64_t ts, int64_t cpu,
+		int64_t exit_reason, int64_t vcpu_id);
 struct vm_event ev_vmsync(enum vm_event_kind kind, unsigned int machine,
 		int64_t ts, int64_t cpu, int64_t cnt, int64_t vm_uid);
 struct vm_event ev_statedump(unsigned int machine, int64_t ts, int64_t tid,
 		int64_t pid);
+/* A state dump entry of a thread named `name` (static storage). */
+struct vm_event ev_statedump_named(unsigned int machine, int64_t ts, int64_t tid,
+		int64_t pid, const char *name);
 struct vm_event ev_wakeup(unsigned int machine, int64_t ts, int64_t cpu,
 		int64_t tid);
 struct vm_event ev_thread_exit(unsigned int machine, int64_t ts, int64_t cpu,
