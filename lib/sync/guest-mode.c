@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <glib.h>
 
+#include "event.h"
 #include "sync/guest-mode.h"
 #include "model/int64-key.h"
 
@@ -193,7 +194,8 @@ void vm_guest_modes_entry(struct vm_guest_modes *modes, int64_t cpu_id,
 	cpu->entry_ns = ts;
 }
 
-void vm_guest_modes_exit(struct vm_guest_modes *modes, int64_t cpu_id, int64_t ts)
+void vm_guest_modes_exit(struct vm_guest_modes *modes, int64_t cpu_id,
+		int64_t vcpu_id, int64_t ts)
 {
 	struct cpu_state *cpu = cpu_at(modes, cpu_id);
 	struct run run;
@@ -203,7 +205,8 @@ void vm_guest_modes_exit(struct vm_guest_modes *modes, int64_t cpu_id, int64_t t
 		return;
 	}
 
-	run.vcpu = cpu->vcpu;
+	/* The exit's number, when it has one, is the one to trust (guest-mode.h). */
+	run.vcpu = vm_vcpu_id_valid(vcpu_id) ? (uint64_t) vcpu_id : cpu->vcpu;
 	run.entry_ns = cpu->entry_ns;
 	run.exit_ns = ts;
 	if (cpu->switched) {
@@ -214,6 +217,27 @@ void vm_guest_modes_exit(struct vm_guest_modes *modes, int64_t cpu_id, int64_t t
 
 	cpu->open = false;
 	modes->counts.intervals++;
+}
+
+int64_t vm_guest_modes_current_thread(const struct vm_guest_modes *modes,
+		int64_t cpu_id)
+{
+	const struct cpu_state *cpu;
+
+	if (cpu_id < 0 || (uint64_t) cpu_id >= modes->cpus->len)
+		return -1;
+	cpu = &g_array_index(modes->cpus, struct cpu_state, cpu_id);
+	return cpu->switched ? cpu->tid : -1;
+}
+
+int64_t vm_guest_modes_open_vcpu(const struct vm_guest_modes *modes, int64_t cpu_id)
+{
+	const struct cpu_state *cpu;
+
+	if (cpu_id < 0 || (uint64_t) cpu_id >= modes->cpus->len)
+		return -1;
+	cpu = &g_array_index(modes->cpus, struct cpu_state, cpu_id);
+	return cpu->open ? (int64_t) cpu->vcpu : -1;
 }
 
 struct vm_guest_mode_counts vm_guest_modes_counts(const struct vm_guest_modes *modes)

@@ -24,7 +24,12 @@ struct vm_guest_modes;
 
 struct vm_guest_mode_interval {
 	int64_t tid;        /* host thread, -1 when never known */
-	uint64_t vcpu;      /* `vcpu_id` of the entry */
+	/*
+	 * `vcpu_id` of the exit when it has one (lttng-modules >= 2.13 on
+	 * Linux >= 5.10, whose entry holds a pointer fragment instead), else
+	 * that of the entry (model/vcpu-numbers.h)
+	 */
+	uint64_t vcpu;
 	int64_t entry_ns;
 	int64_t exit_ns;
 };
@@ -48,8 +53,15 @@ void vm_guest_modes_switch(struct vm_guest_modes *modes, int64_t cpu,
 void vm_guest_modes_entry(struct vm_guest_modes *modes, int64_t cpu,
 		int64_t vcpu_id, int64_t ts);
 
-/* kvm_exit on `cpu` at `ts`. */
-void vm_guest_modes_exit(struct vm_guest_modes *modes, int64_t cpu, int64_t ts);
+/* kvm_exit on `cpu` at `ts`, with its `vcpu_id` field (negative: missing). */
+void vm_guest_modes_exit(struct vm_guest_modes *modes, int64_t cpu,
+		int64_t vcpu_id, int64_t ts);
+
+/* The thread current on `cpu` since its last sched_switch, -1 if none was seen. */
+int64_t vm_guest_modes_current_thread(const struct vm_guest_modes *modes, int64_t cpu);
+
+/* The entry id of the interval open on `cpu`, -1 when none is open. */
+int64_t vm_guest_modes_open_vcpu(const struct vm_guest_modes *modes, int64_t cpu);
 
 /* What was seen so far (complete once drained). */
 struct vm_guest_mode_counts vm_guest_modes_counts(const struct vm_guest_modes *modes);

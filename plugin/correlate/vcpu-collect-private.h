@@ -11,12 +11,19 @@
 
 #include "common/event-decode.h"
 #include "model/processes.h"
+#include "model/vcpu-numbers.h"
 #include "sync/guest-mode.h"
 
 struct vcpu_collector {
 	unsigned int host;            /* machine index of iter->sync_host */
 	struct event_decoder *decoder;
 	struct vm_processes *processes;
+	/*
+	 * The numbers of the vCPU threads whose kvm events carry none (entry
+	 * ids that are no vCPU numbers, exits without vcpu_id): see
+	 * correlate_vcpu_number().
+	 */
+	struct vm_vcpu_numbers *numbers;
 	struct vm_guest_modes *modes;
 	/*
 	 * sync="auto": the guests that may still need the vCPU method. A
@@ -39,5 +46,12 @@ struct vcpu_collector {
 	GPtrArray *batches;
 	uint64_t applied;   /* notes applied so far: what was read, however the graph is built */
 };
+
+/*
+ * The vCPU number of a guest-mode interval, as filter.vm.state's KVM model
+ * finds it (model/vcpu-numbers.h); -1 when nothing gives it.
+ */
+int64_t correlate_vcpu_number(struct vcpu_collector *collector,
+		const struct vm_guest_mode_interval *interval, int64_t pid);
 
 #endif /* VM_CORRELATE_VCPU_COLLECT_PRIVATE_H */

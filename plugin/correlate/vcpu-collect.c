@@ -76,10 +76,65 @@ void correlate_vcpu_start(struct correlate_iter *iter)
 	/* No comm or name is needed: the strings are not read. */
 	collector->decoder = event_decoder_create_without_strings();
 	collector->processes = vm_processes_create();
+	collector->numbers = vm_vcpu_numbers_create();
 	collector->modes = vm_guest_modes_create();
 	collector->deferred = g_array_new(FALSE, FALSE, sizeof(struct vm_fifo));
 	collector->batches = g_ptr_array_new();
 	iter->vcpu_collector = collector;
+}
+
+/*
+ * Most kvm events carry the vCPU number (the exit's vcpu_id, or an entry's
+ * below VM_VCPU_NUMBER_LIMIT). Only the others, whose entries hold a
+ * pointer fragment and whose exits no vcpu_id, go through the numbering of
+ * the KVM model, with the thread current on the CPU.
+ */
+static void number_entry(struct vcpu_collector *collector, const struct vm_event *event)
+{
+	int64_t tid;
+
+	if (event->u.kvm_entry.vcpu_id < VM_VCPU_NUMBER_LIMIT)
+		return;
+	tid = vm_guest_modes_current_thread(collector->modes, event->cpu);
+	if (tid >= 0)
+		vm_vcpu_numbers_entry(collector->numbers, collector->host, tid,
+			vm_processes_pid_of(collector->processes, collector->host, tid),
+			event->u.kvm_entry.vcpu_id, event->ts, NULL);
+}
+
+static void number_exit(struct vcpu_collector *collector, const struct vm_event *event)
+{
+	int64_t tid;
+
+	if (vm_vcpu_id_valid(event->u.kvm_exit.vcpu_id) ||
+			vm_guest_modes_open_vcpu(collector->modes, event->cpu) <
+				VM_VCPU_NUMBER_LIMIT)
+		return;
+	tid = vm_guest_modes_current_thread(collector->modes, event->cpu);
+	if (tid >= 0)
+		vm_vcpu_numbers_exit(collector->numbers, collector->host, tid,
+			event->u.kvm_exit.vcpu_id, event->ts, NULL);
+}
+
+static void learn_name(struct vcpu_collector *collector, const struct vm_event *event)
+{
+	if (event->kind == VM_EVENT_STATEDUMP_PROCESS)
+		vm_vcpu_numbers_name(collector->numbers, collector->host,
+			event->u.statedump.tid, event->u.statedump.name);
+	else
+		vm_vcpu_numbers_name(collector->numbers, collector->host,
+			event->u.fork.child_tid, event->u.fork.child_comm);
+}
+
+int64_t correlate_vcpu_number(struct vcpu_collector *collector,
+		const struct vm_guest_mode_interval *interval, int64_t pid)
+{
+	if (interval->vcpu < VM_VCPU_NUMBER_LIMIT)
+		return (int64_t) interval->vcpu;
+	if (interval->tid < 0)
+		return -1;
+	return vm_vcpu_numbers_of(collector->numbers, collector->host, interval->tid,
+		pid).number;
 }
 
 /* A host event the collection uses, applied in its upstream's order. */
@@ -93,13 +148,17 @@ static void apply_host_event(struct vcpu_collector *collector, const struct vm_e
 	case VM_EVENT_KVM_ENTRY:
 		vm_guest_modes_entry(collector->modes, event->cpu,
 			event->u.kvm_entry.vcpu_id, event->ts);
+		number_entry(collector, event);
 		break;
 	case VM_EVENT_KVM_EXIT:
-		vm_guest_modes_exit(collector->modes, event->cpu, event->ts);
+		number_exit(collector, event);
+		vm_guest_modes_exit(collector->modes, event->cpu,
+			event->u.kvm_exit.vcpu_id, event->ts);
 		break;
 	case VM_EVENT_STATEDUMP_PROCESS:
 	case VM_EVENT_PROCESS_FORK:
 		vm_processes_learn(collector->processes, event);
+		learn_name(collector, event);
 		break;
 	default:
 		break;
@@ -366,10 +425,14 @@ static void give_interval(void *data, const struct vm_guest_mode_interval *inter
 	struct drain *drain = data;
 	int64_t pid = interval->tid < 0 ? -1 : vm_processes_pid_of(
 		drain->collector->processes, drain->collector->host, interval->tid);
-	struct candidate *candidate = candidate_of(drain, pid);
+	int64_t vcpu = correlate_vcpu_number(drain->collector, interval, pid);
+	struct candidate *candidate;
 
+	if (vcpu < 0)
+		return;
+	candidate = candidate_of(drain, pid);
 	vm_vcpu_align_add_guest_mode(drain->iter->by_vcpu, drain->collector->host, pid,
-		interval->tid, interval->vcpu, interval->entry_ns, interval->exit_ns);
+		interval->tid, (uint64_t) vcpu, interval->entry_ns, interval->exit_ns);
 	if (!drain->has_last_tid || drain->last_tid != interval->tid) {
 		candidate->threads++;
 	}
@@ -377,8 +440,8 @@ static void give_interval(void *data, const struct vm_guest_mode_interval *inter
 	drain->last_tid = interval->tid;
 	drain->has_last_tid = true;
 	candidate->intervals++;
-	if (interval->vcpu < 64) {
-		candidate->vcpus |= UINT64_C(1) << interval->vcpu;
+	if (vcpu < 64) {
+		candidate->vcpus |= UINT64_C(1) << vcpu;
 	} else {
 		candidate->high_vcpus = true;
 	}
@@ -488,6 +551,7 @@ static void destroy_collector(struct correlate_iter *iter)
 	g_ptr_array_free(collector->batches, TRUE);
 	vm_guest_modes_destroy(collector->modes);
 	vm_processes_destroy(collector->processes);
+	vm_vcpu_numbers_destroy(collector->numbers);
 	event_decoder_destroy(collector->decoder);
 	g_free(collector);
 	iter->vcpu_collector = NULL;

@@ -63,10 +63,13 @@ static void route_interval(void *data, const struct vm_guest_mode_interval *inte
 		collector->host, interval->tid);
 	/* As the alignment names a process (vcpu-align.c): its thread when unknown. */
 	int follower = follower_of(route->iter, pid >= 0 ? pid : interval->tid);
+	int64_t vcpu = correlate_vcpu_number(collector, interval, pid);
 
+	if (vcpu < 0)
+		return;
 	if (follower >= 0) {
 		GArray *batch = g_ptr_array_index(collector->batches, (guint) follower);
-		struct batched_interval item = { interval->vcpu, interval->entry_ns,
+		struct batched_interval item = { (uint64_t) vcpu, interval->entry_ns,
 			interval->exit_ns };
 
 		if (!batch) {
@@ -77,7 +80,7 @@ static void route_interval(void *data, const struct vm_guest_mode_interval *inte
 		g_array_append_val(batch, item);
 	} else if (collector->needing > 0) {
 		vm_vcpu_align_add_guest_mode(route->iter->by_vcpu, collector->host, pid,
-			interval->tid, interval->vcpu, interval->entry_ns, interval->exit_ns);
+			interval->tid, (uint64_t) vcpu, interval->entry_ns, interval->exit_ns);
 	}
 }
 

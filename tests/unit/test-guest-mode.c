@@ -40,11 +40,11 @@ START_TEST(entry_and_next_exit_of_a_cpu_make_an_interval_of_its_thread)
 	vm_guest_modes_switch(modes, 1, 2, 200);
 	vm_guest_modes_entry(modes, 0, 0, 10);
 	vm_guest_modes_entry(modes, 1, 1, 12);
-	vm_guest_modes_exit(modes, 1, 15);
-	vm_guest_modes_exit(modes, 0, 20);
+	vm_guest_modes_exit(modes, 1, -1, 15);
+	vm_guest_modes_exit(modes, 0, -1, 20);
 	vm_guest_modes_switch(modes, 0, 100, 200);
 	vm_guest_modes_entry(modes, 0, 1, 30);
-	vm_guest_modes_exit(modes, 0, 35);
+	vm_guest_modes_exit(modes, 0, -1, 35);
 	ck_assert_uint_eq(vm_guest_modes_counts(modes).intervals, 3);
 	got = drained(modes);
 	ck_assert_uint_eq(got->len, 3);
@@ -66,11 +66,11 @@ START_TEST(an_entry_while_one_is_open_drops_the_open_one)
 	vm_guest_modes_switch(modes, 3, 0, 7);
 	vm_guest_modes_entry(modes, 3, 0, 10);
 	vm_guest_modes_entry(modes, 3, 0, 40);
-	vm_guest_modes_exit(modes, 3, 50);
+	vm_guest_modes_exit(modes, 3, -1, 50);
 	/* A switch out of an open interval: its exit was lost too. */
 	vm_guest_modes_entry(modes, 3, 0, 60);
 	vm_guest_modes_switch(modes, 3, 7, 8);
-	vm_guest_modes_exit(modes, 3, 70);
+	vm_guest_modes_exit(modes, 3, -1, 70);
 	got = drained(modes);
 	ck_assert_uint_eq(got->len, 1);
 	expect(got, 0, 7, 0, 40, 50);
@@ -87,13 +87,13 @@ START_TEST(intervals_before_a_cpus_first_switch_belong_to_its_prev_tid)
 	GArray *got;
 
 	/* The trace starts with CPU 2 in guest mode: that first exit is lone. */
-	vm_guest_modes_exit(modes, 2, 5);
+	vm_guest_modes_exit(modes, 2, -1, 5);
 	vm_guest_modes_entry(modes, 2, 1, 10);
-	vm_guest_modes_exit(modes, 2, 20);
+	vm_guest_modes_exit(modes, 2, -1, 20);
 	vm_guest_modes_switch(modes, 2, 42, 9);
 	/* CPU 5 never switches: its thread stays unknown. */
 	vm_guest_modes_entry(modes, 5, 0, 11);
-	vm_guest_modes_exit(modes, 5, 13);
+	vm_guest_modes_exit(modes, 5, -1, 13);
 	got = drained(modes);
 	ck_assert_uint_eq(got->len, 2);
 	expect(got, 0, -1, 0, 11, 13);
@@ -112,9 +112,9 @@ START_TEST(entries_without_vcpu_or_cpu_are_counted_not_kept)
 
 	vm_guest_modes_switch(modes, 0, 1, 2);
 	vm_guest_modes_entry(modes, 0, -1, 10);
-	vm_guest_modes_exit(modes, 0, 20);
+	vm_guest_modes_exit(modes, 0, -1, 20);
 	vm_guest_modes_entry(modes, -1, 0, 30);
-	vm_guest_modes_exit(modes, -1, 40);
+	vm_guest_modes_exit(modes, -1, -1, 40);
 	got = drained(modes);
 	ck_assert_uint_eq(got->len, 0);
 	ck_assert_uint_eq(vm_guest_modes_counts(modes).bad_entries, 2);
@@ -129,10 +129,10 @@ START_TEST(destroy_without_drain_frees_everything)
 	struct vm_guest_modes *modes = vm_guest_modes_create();
 
 	vm_guest_modes_entry(modes, 1, 0, 10);
-	vm_guest_modes_exit(modes, 1, 20);
+	vm_guest_modes_exit(modes, 1, -1, 20);
 	vm_guest_modes_switch(modes, 0, 1, 2);
 	vm_guest_modes_entry(modes, 0, 0, 10);
-	vm_guest_modes_exit(modes, 0, 20);
+	vm_guest_modes_exit(modes, 0, -1, 20);
 	ck_assert_uint_eq(vm_guest_modes_counts(modes).intervals, 2);
 	vm_guest_modes_destroy(modes);
 }
@@ -147,10 +147,10 @@ START_TEST(take_closed_gives_what_closed_and_keeps_the_rest)
 	ck_assert_int_eq(vm_guest_modes_pending_since(modes), INT64_MAX);
 	vm_guest_modes_switch(modes, 0, 1, 100);
 	vm_guest_modes_entry(modes, 0, 0, 10);
-	vm_guest_modes_exit(modes, 0, 20);
+	vm_guest_modes_exit(modes, 0, -1, 20);
 	/* CPU 1 has not switched yet: its interval waits for its thread. */
 	vm_guest_modes_entry(modes, 1, 1, 12);
-	vm_guest_modes_exit(modes, 1, 16);
+	vm_guest_modes_exit(modes, 1, -1, 16);
 	vm_guest_modes_entry(modes, 0, 0, 30);
 	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 12);
 	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
@@ -160,7 +160,7 @@ START_TEST(take_closed_gives_what_closed_and_keeps_the_rest)
 
 	vm_guest_modes_switch(modes, 1, 7, 300);
 	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 30);
-	vm_guest_modes_exit(modes, 0, 40);
+	vm_guest_modes_exit(modes, 0, -1, 40);
 	ck_assert_int_eq(vm_guest_modes_pending_since(modes), INT64_MAX);
 	g_array_set_size(got, 0);
 	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
@@ -175,9 +175,9 @@ START_TEST(take_closed_gives_what_closed_and_keeps_the_rest)
 
 	/* CPU 2 never switches: once old enough, its intervals are the unknown thread's. */
 	vm_guest_modes_entry(modes, 2, 4, 50);
-	vm_guest_modes_exit(modes, 2, 60);
+	vm_guest_modes_exit(modes, 2, -1, 60);
 	vm_guest_modes_entry(modes, 2, 4, 70);
-	vm_guest_modes_exit(modes, 2, 80);
+	vm_guest_modes_exit(modes, 2, -1, 80);
 	ck_assert_int_eq(vm_guest_modes_pending_since(modes), 50);
 	vm_guest_modes_take_closed(modes, 75, collect, got);
 	ck_assert_uint_eq(got->len, 1);
@@ -206,13 +206,13 @@ START_TEST(take_closed_gives_each_interval_once)
 	/* Thread 5 on CPU 0, then on CPU 1: two appends to one thread. */
 	vm_guest_modes_switch(modes, 0, 1, 5);
 	vm_guest_modes_entry(modes, 0, 0, 10);
-	vm_guest_modes_exit(modes, 0, 20);
+	vm_guest_modes_exit(modes, 0, -1, 20);
 	vm_guest_modes_switch(modes, 0, 5, 6);
 	vm_guest_modes_switch(modes, 1, 2, 5);
 	vm_guest_modes_entry(modes, 1, 0, 30);
-	vm_guest_modes_exit(modes, 1, 40);
+	vm_guest_modes_exit(modes, 1, -1, 40);
 	vm_guest_modes_entry(modes, 0, 1, 32);
-	vm_guest_modes_exit(modes, 0, 38);
+	vm_guest_modes_exit(modes, 0, -1, 38);
 	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
 	ck_assert_uint_eq(got->len, 3);
 	expect(got, 0, 5, 0, 10, 20);
@@ -224,7 +224,7 @@ START_TEST(take_closed_gives_each_interval_once)
 	ck_assert_uint_eq(got->len, 0);
 
 	vm_guest_modes_entry(modes, 1, 0, 50);
-	vm_guest_modes_exit(modes, 1, 60);
+	vm_guest_modes_exit(modes, 1, -1, 60);
 	vm_guest_modes_take_closed(modes, INT64_MIN, collect, got);
 	ck_assert_uint_eq(got->len, 1);
 	expect(got, 0, 5, 0, 50, 60);
