@@ -143,13 +143,65 @@ def check_vcpu_rows(vcpus, end):
                 vmtest.fail("pcpu field and mode disagree: %s" % row)
 
 
+KVM_ENTRIES = ("kvm_entry", "kvm_x86_entry")
+KVM_EXITS = ("kvm_exit", "kvm_x86_exit")
+
+
+def host_currents(events):
+    """{cpu: tid} before the first event: each CPU's first sched_switch's
+    prev_tid."""
+    current = {}
+    for _, cpu, name, f in events:
+        if name == "sched_switch" and cpu not in current:
+            current[cpu] = int(f["prev_tid"])
+    return current
+
+
+def kvm_events_by_thread(events):
+    """[(tid, ts, cpu, name, fields)] of the host's kvm events, tid being the
+    thread current on the CPU (from the sched_switches)."""
+    current = host_currents(events)
+    result = []
+    for ts, cpu, name, f in events:
+        if name == "sched_switch":
+            current[cpu] = int(f["next_tid"])
+        elif name in KVM_ENTRIES or name in KVM_EXITS:
+            result.append((current.get(cpu), ts, cpu, name, f))
+    return result
+
+
+def kvm_vcpu_ids(kvm_events):
+    """{tid: set of entry vcpu_ids}, {tid: set of exit vcpu_ids}. In the
+    classic layout only the entries have a vcpu_id (the vCPU number); in the
+    modern one the exits carry the number and the entries a pointer's low
+    half (doc/workload-generator.md, "KVM and statedump layouts")."""
+    entry_ids, exit_ids = {}, {}
+    for tid, _, _, name, f in kvm_events:
+        if name in KVM_ENTRIES:
+            entry_ids.setdefault(tid, set()).add(int(f["vcpu_id"]))
+        elif "vcpu_id" in f:
+            exit_ids.setdefault(tid, set()).add(int(f["vcpu_id"]))
+    return entry_ids, exit_ids
+
+
+def vcpu_numbers(entry_ids, exit_ids):
+    """{tid: vCPU number} of the threads that write a kvm entry (the truth's
+    rule: only those are identified), in either layout."""
+    numbers = exit_ids if exit_ids else entry_ids
+    result = {}
+    for tid in entry_ids:
+        if len(numbers.get(tid, ())) != 1:
+            vmtest.fail("host thread %d: vCPU numbers %s" % (tid, numbers.get(tid)))
+        result[tid] = next(iter(numbers[tid]))
+    return result
+
+
 class HostReplay:
     """Replays the host stub: which vCPU each kvm event belongs to, and the
     exits from kvm_exit to the next kvm_entry of that vCPU."""
 
     def __init__(self, events, machines):
         qemu = {int(m["qemu_pid"]): m["machine"] for m in machines if m["role"] == "guest"}
-        self.vcpu_of_tid = {}
         self.machine_of_tid = {}
         for _, _, name, f in events:
             if name == "lttng_statedump_process_state" and int(f["pid"]) in qemu:
@@ -158,26 +210,16 @@ class HostReplay:
         self.open = {}  # (machine, vcpu) -> (reason, time)
         self.kvm_exits = 0
         # Like the analysis, learn each thread's vCPU ahead, then replay.
-        for learning in (True, False):
-            self.current = {}
-            for _, cpu, name, f in events:
-                if name == "sched_switch" and cpu not in self.current:
-                    self.current[cpu] = int(f["prev_tid"])
-            for ts, cpu, name, f in events:
-                self.step(ts, cpu, name, f, learning)
+        kvm_events = kvm_events_by_thread(events)
+        self.entry_ids, self.exit_ids = kvm_vcpu_ids(kvm_events)
+        self.vcpu_of_tid = vcpu_numbers(self.entry_ids, self.exit_ids)
+        for tid, ts, cpu, name, f in kvm_events:
+            self.step(tid, ts, cpu, name, f)
 
-    def step(self, ts, cpu, name, f, learning):
-        if name == "sched_switch":
-            self.current[cpu] = int(f["next_tid"])
-            return
-        if name not in ("kvm_entry", "kvm_x86_entry", "kvm_exit", "kvm_x86_exit"):
-            return
-        tid = self.current.get(cpu)
+    def step(self, tid, ts, cpu, name, f):
         if tid not in self.machine_of_tid:
             vmtest.fail("kvm event at %d on CPU %d outside any vCPU thread" % (ts, cpu))
-        if "vcpu_id" in f:
-            self.vcpu_of_tid.setdefault(tid, int(f["vcpu_id"]))
-        if learning or tid not in self.vcpu_of_tid:
+        if tid not in self.vcpu_of_tid:
             # without any kvm_entry the analysis cannot tell a vCPU thread
             return
         key = (self.machine_of_tid[tid], self.vcpu_of_tid[tid])
@@ -318,7 +360,7 @@ class StateReplay:
                     mode = "preempted" if runnable(int(f["prev_state"])) else "blocked"
                     self.set_mode(t, machine, vcpu, mode, "", reason)
             self.host_current[cpu] = int(f["next_tid"])
-        elif name in ("kvm_entry", "kvm_x86_entry", "kvm_exit", "kvm_x86_exit"):
+        elif name in KVM_ENTRIES or name in KVM_EXITS:
             tid = self.host_current[cpu]
             if tid not in replay.vcpu_of_tid:
                 return

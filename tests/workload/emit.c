@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 
+#include "kvm-layout.h"
 #include "loss.h"
 
 uint64_t wl_sim_stamp(wl_sim *sim)
@@ -45,6 +46,38 @@ bool wl_guest_emit(wl_sim *sim, wl_vcpu *vcpu, const char *name, const char *fie
 	return true;
 }
 
+bool wl_host_emit_next(wl_sim *sim, int cpu, const char *name, const char *fields_format, ...)
+{
+	va_list args;
+	uint64_t t = sim->last_event_ns + 1;
+
+	g_assert(sim->now > t);
+	if (!wl_loss_record_next(sim, LOSS_HOST, cpu, t, t))
+		return false;
+	va_start(args, fields_format);
+	wl_stub_vevent(&sim->host_stub, t, cpu, name, fields_format, args);
+	va_end(args);
+	return true;
+}
+
+bool wl_guest_emit_next(wl_sim *sim, wl_vcpu *vcpu, const char *name,
+			const char *fields_format, ...)
+{
+	va_list args;
+	wl_guest *guest = vcpu->guest;
+	uint64_t t = sim->last_event_ns + 1;
+
+	g_assert(vcpu->mode == MODE_GUEST && sim->now > t);
+	uint64_t machine_ns = wl_clock_read(&guest->clock, t);
+
+	if (!wl_loss_record_next(sim, guest->index, vcpu->id, t, machine_ns))
+		return false;
+	va_start(args, fields_format);
+	wl_stub_vevent(&guest->stub, machine_ns, vcpu->id, name, fields_format, args);
+	va_end(args);
+	return true;
+}
+
 #define SWITCH_FORMAT "prev_comm=\"%s\" prev_tid=%d prev_prio=%d prev_state=%" G_GINT64_FORMAT \
 		      " next_comm=\"%s\" next_tid=%d next_prio=%d"
 
@@ -76,7 +109,7 @@ bool wl_emit_guest_switch(wl_sim *sim, wl_vcpu *vcpu, const wl_guest_thread *pre
 	if (vcpu->guest->kvm_entries_left > 0) {
 		/* A nested VM's vCPU 0 enters guest mode: the guest's own business. */
 		vcpu->guest->kvm_entries_left--;
-		wl_guest_emit(sim, vcpu, sim->kvm_entry_name, "vcpu_id=%d", 0);
+		wl_emit_nested_kvm_entry(sim, vcpu);
 	}
 	return recorded;
 }

@@ -14,6 +14,18 @@ bool wl_host_emit(wl_sim *sim, int cpu, const char *name, const char *fields_for
 bool wl_guest_emit(wl_sim *sim, wl_vcpu *vcpu, const char *name, const char *fields_format, ...)
 	G_GNUC_PRINTF(4, 5);
 
+/* An event 1 ns after the last one (wl_sim_stamp), on the same machine,
+ * that takes no time step of its own: the next event still comes at least
+ * EVENT_GAP_NS after the last one, so adding such events (the 2.12
+ * statedump's namespace events) moves no other event and changes no truth.
+ * It is not counted by --events. On a slow guest clock it may read the
+ * same nanosecond as a neighbour (never out of order). A loss gap that
+ * begins after the last event does not start before it (loss.h). */
+bool wl_host_emit_next(wl_sim *sim, int cpu, const char *name, const char *fields_format, ...)
+	G_GNUC_PRINTF(4, 5);
+bool wl_guest_emit_next(wl_sim *sim, wl_vcpu *vcpu, const char *name,
+			const char *fields_format, ...) G_GNUC_PRINTF(4, 5);
+
 /* sched_switch on a stub, from the two threads' names. */
 bool wl_emit_host_switch(wl_sim *sim, int cpu, const wl_host_thread *prev, int64_t prev_state,
 			 const wl_host_thread *next);

@@ -6,6 +6,7 @@
 #include "guest-irq.h"
 #include "guest-syscall.h"
 #include "guest-work.h"
+#include "statedump.h"
 #include "truth.h"
 #include "vcpu.h"
 #include "vmsync.h"
@@ -202,44 +203,13 @@ static void burst_end(wl_sim *sim, wl_vcpu *vcpu)
 	vcpu->exit_ns = sim->now;
 }
 
-static int statedump_status(const wl_guest_thread *thread)
-{
-	/* lttng's LTTNG_RUN, LTTNG_WAIT_CPU, LTTNG_WAIT */
-	switch (thread->state) {
-	case GT_ON_CPU:
-		return 6;
-	case GT_RUNNABLE:
-		return 2;
-	case GT_BLOCKED:
-	case GT_WAKE_PENDING:
-	case GT_DEAD:
-		break;
-	}
-	return 5;
-}
-
-static void statedump(wl_sim *sim, wl_vcpu *vcpu)
-{
-	wl_guest *guest = vcpu->guest;
-
-	for (guint i = 0; i < guest->threads->len; i++) {
-		const wl_guest_thread *t = g_ptr_array_index(guest->threads, i);
-
-		wl_guest_emit(sim, vcpu, "lttng_statedump_process_state",
-			      "tid=%d vtid=%d pid=%d vpid=%d ppid=%d vppid=%d name=\"%s\" type=0 mode=0 submode=0 status=%d cpu=%d",
-			      t->tid, t->tid, t->pid, t->pid, t->ppid, t->ppid, t->comm,
-			      statedump_status(t), t->vcpu);
-	}
-	guest->statedump_done = true;
-}
-
 void wl_guest_step(wl_sim *sim, wl_vcpu *vcpu)
 {
 	uint64_t when;
 
 	switch (next_action(vcpu, sim->opt.rich_guests, &when)) {
 	case ACT_STATEDUMP:
-		statedump(sim, vcpu);
+		wl_statedump_guest(sim, vcpu);
 		break;
 	case ACT_HG_GUEST:
 		wl_vmsync_receive_reply(sim, vcpu);

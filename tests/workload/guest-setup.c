@@ -5,6 +5,7 @@
 #include "guest-syscall.h"
 #include "guest-work.h"
 #include "host-setup.h"
+#include "kvm-layout.h"
 
 #define NS_PER_S UINT64_C(1000000000)
 /* Mixed into --seed for the guest clocks' own RNGs. */
@@ -125,6 +126,8 @@ static bool open_guest_stub(wl_sim *sim, wl_guest *guest)
 		.event_defs = sim->opt.rich_guests ? defs : NULL,
 	};
 	char *path = g_strdup_printf("%s/%s.stub", sim->opt.out_dir, guest->name);
+
+	wl_layout_header(&sim->opt, &header);
 	bool ok = wl_stub_open(&guest->stub, path, &header);
 
 	g_free(path);

@@ -1,6 +1,7 @@
 #include "host-setup.h"
 
 #include "emit.h"
+#include "kvm-layout.h"
 
 #define NS_PER_S UINT64_C(1000000000)
 
@@ -82,6 +83,8 @@ static bool open_host_stub(wl_sim *sim)
 		.clock_offset_ns = sim->start_ns - uptime, .cpus = sim->opt.host_cpus,
 	};
 	char *path = g_strdup_printf("%s/host.stub", sim->opt.out_dir);
+
+	wl_layout_header(&sim->opt, &header);
 	bool ok = wl_stub_open(&sim->host_stub, path, &header);
 
 	g_free(path);
@@ -134,17 +137,5 @@ void wl_host_place_threads(wl_sim *sim)
 				thread->wake_ns = sim->now + wl_rng_range(&sim->rng, 0, 2000000);
 			}
 		}
-	}
-}
-
-void wl_host_statedump(wl_sim *sim)
-{
-	for (guint i = 0; i < sim->host_threads->len; i++) {
-		const wl_host_thread *t = g_ptr_array_index(sim->host_threads, i);
-		int status = t->state == RUN_RUNNING ? 6 : t->state == RUN_RUNNABLE ? 2 : 5;
-
-		wl_host_emit(sim, 0, "lttng_statedump_process_state",
-			     "tid=%d vtid=%d pid=%d vpid=%d ppid=%d vppid=%d name=\"%s\" type=0 mode=0 submode=0 status=%d cpu=%d",
-			     t->tid, t->tid, t->pid, t->pid, t->ppid, t->ppid, t->comm, status, t->cpu);
 	}
 }

@@ -1,5 +1,5 @@
 /* The host at the start of a run: its CPUs, ordinary and per-CPU threads,
- * what runs where, and the statedump LTTng writes first. */
+ * what runs where (statedump.h writes it first). */
 #ifndef VM_WORKLOAD_HOST_SETUP_H
 #define VM_WORKLOAD_HOST_SETUP_H
 
@@ -11,6 +11,5 @@ bool wl_host_setup(wl_sim *sim);
 wl_host_thread *wl_host_add_thread(wl_sim *sim, wl_host_kind kind, int pid, const char *comm);
 /* vCPU threads run on the first CPUs, the rest wait (vCPUs) or sleep. */
 void wl_host_place_threads(wl_sim *sim);
-void wl_host_statedump(wl_sim *sim);
 
 #endif

@@ -127,6 +127,13 @@ bool wl_loss_record(wl_sim *sim, int machine, int cpu, uint64_t t, uint64_t mach
 	if (!sim->losses)
 		return true;
 	start_due_gaps(sim, machine, t);
+	return wl_loss_record_next(sim, machine, cpu, t, machine_ns);
+}
+
+bool wl_loss_record_next(wl_sim *sim, int machine, int cpu, uint64_t t, uint64_t machine_ns)
+{
+	if (!sim->losses)
+		return true;
 
 	wl_loss_stream *stream = &g_array_index(machine_streams(sim, machine), wl_loss_stream, cpu);
 

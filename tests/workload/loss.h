@@ -74,6 +74,11 @@ void wl_loss_clear(wl_sim *sim);
 /* Whether the event of true time t, on that stream, is recorded; when it
  * ends a gap, first writes the loss line (machine_ns: the event's clock). */
 bool wl_loss_record(wl_sim *sim, int machine, int cpu, uint64_t t, uint64_t machine_ns);
+/* The same for an event that follows the last one within its time step
+ * (emit.h, wl_host_emit_next): gaps due by then start only at the next
+ * event, as without it, so that the gaps are the same with or without such
+ * events. */
+bool wl_loss_record_next(wl_sim *sim, int machine, int cpu, uint64_t t, uint64_t machine_ns);
 /* Logs a deciding event (no-op without losses). */
 void wl_loss_decided(wl_sim *sim, wl_decide_kind kind, int machine, int cpu, bool recorded,
 		     int a, int b, int c);

@@ -91,7 +91,10 @@ typedef struct wl_vcpu {
 	wl_mode mode;
 	bool known; /* a host event of its thread was seen: truth has a mode */
 	bool entered; /* a kvm_entry (which names the vCPU) was written */
-	int reason; /* exit reason while no kvm_entry followed, else -1 */
+	int reason; /* exit reason (VMX) while no kvm_entry followed, else -1 */
+	/* low half of its struct kvm_vcpu's address (the modern kvm_x86_entry's
+	 * vcpu_id: kvm-layout.h) */
+	uint32_t entry_pointer;
 	bool halted; /* blocked on the host after a HLT exit */
 
 	/* guest mode: when the next exit is due, forced reason (0: any) */
@@ -154,6 +157,7 @@ typedef struct wl_guest {
 	int max_forks; /* in the whole run: bounds the thread list */
 	uint64_t tick_period_ns; /* --guest-activity=rich */
 	int kvm_entries_left; /* --guest-kvm-entries */
+	uint32_t nested_entry_pointer; /* of those entries, as entry_pointer */
 } wl_guest;
 
 typedef struct wl_sim {

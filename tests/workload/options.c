@@ -33,6 +33,9 @@ typedef struct raw_options {
 	gint64 seed, host_cpus, guests, vcpus, threads, unnamed_threads, duration_ms, events;
 	gint64 offset_ns, drift_ppm, latency_ns, vmsync_ms, tcp_ms;
 	char *kvm_names;
+	char *kvm_layout;
+	char *statedump_layout;
+	char *isa;
 	char *guest_activity;
 	double loss_rate;
 	char *loss_ms;
@@ -92,6 +95,9 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 		{ "vmsync-period-ms", 0, 0, G_OPTION_ARG_INT64, &raw->vmsync_ms, "vmsync exchange period, 0 = none (default 1)", "X" },
 		{ "tcp-period-ms", 0, 0, G_OPTION_ARG_INT64, &raw->tcp_ms, "TCP message period per flow, 0 = none (default 2)", "Y" },
 		{ "kvm-names", 0, 0, G_OPTION_ARG_STRING, &raw->kvm_names, "kvm event names: old or x86 (default x86)", "old|x86" },
+		{ "kvm-layout", 0, 0, G_OPTION_ARG_STRING, &raw->kvm_layout, "kvm event payloads: modern (LTTng >= 2.13 on Linux >= 5.10; default) or classic", "modern|classic" },
+		{ "statedump-layout", 0, 0, G_OPTION_ARG_STRING, &raw->statedump_layout, "Statedump events of LTTng 2.11 or 2.12 (default: 2.12 with the modern kvm layout, else 2.11)", "2.11|2.12" },
+		{ "isa", 0, 0, G_OPTION_ARG_STRING, &raw->isa, "Virtualization extension: vmx (Intel; default) or svm (AMD), for the exit reasons", "vmx|svm" },
 		{ "guest-activity", 0, 0, G_OPTION_ARG_STRING, &raw->guest_activity, "Guest events: basic (scheduling only) or rich (plus interrupts, timers, idle, syscalls; default)", "basic|rich" },
 		{ "loss-rate", 0, 0, G_OPTION_ARG_DOUBLE, &raw->loss_rate, "Streams losing events, per second and machine (default 0: none)", "R" },
 		{ "loss-ms", 0, 0, G_OPTION_ARG_STRING, &raw->loss_ms, "Length of a loss, ms (default 0.1:2)", "MIN:MAX" },
@@ -117,24 +123,52 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 	return ok;
 }
 
+/* VALUE (NULL: not given) is one of A and B. */
+static bool one_of(const char *option, const char *value, const char *a, const char *b)
+{
+	if (!value || strcmp(value, a) == 0 || strcmp(value, b) == 0)
+		return true;
+	fprintf(stderr, "vm-workload: --%s must be '%s' or '%s', not '%s'\n", option, a, b, value);
+	return false;
+}
+
+static bool is(const char *value, const char *wanted)
+{
+	return value && strcmp(value, wanted) == 0;
+}
+
+/* kvm_entry/kvm_exit are the names of LTTng < 2.7, which wrote neither
+ * the modern kvm payloads nor the 2.12 statedump. */
+static bool check_layouts(const raw_options *raw)
+{
+	if (!is(raw->kvm_names, "old"))
+		return true;
+	if (is(raw->kvm_layout, "modern")) {
+		fprintf(stderr, "vm-workload: --kvm-names old (LTTng < 2.7) cannot go with "
+			"--kvm-layout modern (LTTng >= 2.13): use --kvm-layout classic\n");
+		return false;
+	}
+	if (is(raw->statedump_layout, "2.12")) {
+		fprintf(stderr, "vm-workload: --kvm-names old (LTTng < 2.7) cannot go with "
+			"--statedump-layout 2.12 (LTTng >= 2.12): use --statedump-layout 2.11\n");
+		return false;
+	}
+	return true;
+}
+
 static bool check_raw(const raw_options *raw)
 {
 	if (!raw->out || !*raw->out) {
 		fprintf(stderr, "vm-workload: --out DIR is required\n");
 		return false;
 	}
-	if (raw->kvm_names && strcmp(raw->kvm_names, "old") != 0 &&
-	    strcmp(raw->kvm_names, "x86") != 0) {
-		fprintf(stderr, "vm-workload: --kvm-names must be 'old' or 'x86', not '%s'\n",
-			raw->kvm_names);
+	if (!one_of("kvm-names", raw->kvm_names, "old", "x86") ||
+	    !one_of("kvm-layout", raw->kvm_layout, "modern", "classic") ||
+	    !one_of("statedump-layout", raw->statedump_layout, "2.11", "2.12") ||
+	    !one_of("isa", raw->isa, "vmx", "svm") ||
+	    !one_of("guest-activity", raw->guest_activity, "basic", "rich") ||
+	    !check_layouts(raw))
 		return false;
-	}
-	if (raw->guest_activity && strcmp(raw->guest_activity, "basic") != 0 &&
-	    strcmp(raw->guest_activity, "rich") != 0) {
-		fprintf(stderr, "vm-workload: --guest-activity must be 'basic' or 'rich', not '%s'\n",
-			raw->guest_activity);
-		return false;
-	}
 	if (!(raw->loss_rate >= 0 && raw->loss_rate <= MAX_LOSS_RATE)) {
 		fprintf(stderr, "vm-workload: --loss-rate must be between 0 and %g, not %g\n",
 			MAX_LOSS_RATE, raw->loss_rate);
@@ -194,6 +228,16 @@ static void fill(wl_options *opt, raw_options *raw, bool duration_given)
 	opt->vmsync_period_ns = (uint64_t)(raw->vmsync_ms * NS_PER_MS);
 	opt->tcp_period_ns = (uint64_t)(raw->tcp_ms * NS_PER_MS);
 	opt->kvm_x86_names = !raw->kvm_names || strcmp(raw->kvm_names, "x86") == 0;
+	/* What users have, unless the old names say the tracer is older. */
+	opt->kvm_layout = is(raw->kvm_layout, "classic") || !opt->kvm_x86_names ?
+			  KVM_LAYOUT_CLASSIC : KVM_LAYOUT_MODERN;
+	if (raw->statedump_layout)
+		opt->statedump_layout = is(raw->statedump_layout, "2.12") ? STATEDUMP_2_12 :
+									     STATEDUMP_2_11;
+	else
+		opt->statedump_layout = opt->kvm_layout == KVM_LAYOUT_MODERN ? STATEDUMP_2_12 :
+									      STATEDUMP_2_11;
+	opt->isa = is(raw->isa, "svm") ? WL_ISA_SVM : WL_ISA_VMX;
 	opt->rich_guests = !raw->guest_activity || strcmp(raw->guest_activity, "rich") == 0;
 	opt->loss_rate = raw->loss_rate;
 	opt->slew_ppm = raw->slew_ppm;
@@ -235,6 +279,9 @@ bool wl_options_parse(wl_options *opt, int argc, char **argv)
 	g_free(raw.loss_ms);
 	g_free(raw.out);
 	g_free(raw.kvm_names);
+	g_free(raw.kvm_layout);
+	g_free(raw.statedump_layout);
+	g_free(raw.isa);
 	g_free(raw.guest_activity);
 	g_free(raw.slew_period);
 	return ok;

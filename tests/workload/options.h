@@ -5,6 +5,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* What the tracer writes of KVM's events (doc/workload-generator.md, "KVM
+ * and statedump layouts"): lttng-modules >= 2.13 on Linux >= 5.10, where
+ * kvm_x86_exit carries the vCPU number and kvm_x86_entry a pointer's low
+ * half, or the older layout. */
+typedef enum { KVM_LAYOUT_MODERN, KVM_LAYOUT_CLASSIC } wl_kvm_layout;
+/* lttng_statedump_process_state with its namespace fields (2.8 to 2.11), or
+ * without them plus lttng_statedump_process_pid_ns (>= 2.12). */
+typedef enum { STATEDUMP_2_11, STATEDUMP_2_12 } wl_statedump_layout;
+/* The kvm_exit `isa` values: Intel VT-x or AMD-V. */
+typedef enum { WL_ISA_VMX = 1, WL_ISA_SVM = 2 } wl_isa;
+
 typedef struct wl_options {
 	char *out_dir;
 	uint64_t seed;
@@ -26,6 +37,9 @@ typedef struct wl_options {
 	uint64_t tcp_period_ns;
 	/* kvm_x86_entry/kvm_x86_exit (true) or kvm_entry/kvm_exit. */
 	bool kvm_x86_names;
+	wl_kvm_layout kvm_layout;
+	wl_statedump_layout statedump_layout;
+	wl_isa isa;
 	/* --guest-activity=rich (true): interrupts, timers, idle, syscalls in
 	 * the guests; basic: the output of the generator before them. */
 	bool rich_guests;

@@ -5,7 +5,9 @@
 
 #include "guest-setup.h"
 #include "host-setup.h"
+#include "kvm-layout.h"
 #include "loss.h"
+#include "statedump.h"
 #include "tcp.h"
 #include "vmsync.h"
 
@@ -38,9 +40,10 @@ bool wl_setup(wl_sim *sim)
 	wl_host_place_threads(sim);
 	for (guint g = 0; g < sim->guests->len; g++)
 		wl_guest_place(sim, g_ptr_array_index(sim->guests, g));
+	wl_kvm_layout_setup(sim);
 	wl_tcp_init(sim);
 	wl_vmsync_init(sim);
-	wl_host_statedump(sim);
+	wl_statedump_host(sim);
 	return true;
 }
 

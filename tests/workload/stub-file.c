@@ -9,6 +9,12 @@ enum { STUB_BUFFER_SIZE = 1 << 20 };
 
 #define NS_PER_S UINT64_C(1000000000)
 
+static void put_defs(FILE *file, const char *const *defs)
+{
+	for (size_t i = 0; defs && defs[i]; i++)
+		fprintf(file, "event %s\n", defs[i]);
+}
+
 bool wl_stub_open(wl_stub *stub, const char *path, const wl_stub_header *header)
 {
 	memset(stub, 0, sizeof(*stub));
@@ -30,9 +36,12 @@ bool wl_stub_open(wl_stub *stub, const char *path, const wl_stub_header *header)
 		"cpus %d\n",
 		header->hostname, header->clock_offset_ns / NS_PER_S,
 		header->clock_offset_ns % NS_PER_S, header->clock_uuid, header->cpus);
+	if (header->tracer_major || header->tracer_minor)
+		fprintf(stub->file, "tracer %d %d\n", header->tracer_major, header->tracer_minor);
+	put_defs(stub->file, header->kvm_defs);
+	put_defs(stub->file, header->statedump_defs);
 	for (size_t l = 0; header->event_defs && header->event_defs[l]; l++)
-		for (size_t i = 0; header->event_defs[l][i]; i++)
-			fprintf(stub->file, "event %s\n", header->event_defs[l][i]);
+		put_defs(stub->file, header->event_defs[l]);
 	putc('\n', stub->file);
 	return true;
 }

@@ -24,6 +24,12 @@ typedef struct wl_stub_header {
 	const char *clock_uuid;
 	uint64_t clock_offset_ns;
 	int cpus;
+	/* env tracer_major.tracer_minor; 0 0 writes none (the format's 2.10). */
+	int tracer_major, tracer_minor;
+	/* NULL-terminated "NAME FIELD:TYPE ..." redefinitions of built-in
+	 * events for the tracer's layouts (kvm-layout.h); NULL: none. */
+	const char *const *kvm_defs;
+	const char *const *statedump_defs;
 	/* NULL-terminated lists of "NAME FIELD:TYPE ..." event declarations
 	 * for events the stub format does not know (NULL: none). */
 	const char *const *const *event_defs;

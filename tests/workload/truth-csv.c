@@ -144,25 +144,67 @@ static void vcpus_body(wl_sim *sim, FILE *file)
 	}
 }
 
+/* The exit statistics of one code as the tracer writes it (--isa). */
+typedef struct code_stat {
+	int code;
+	wl_exit_stat stat;
+} code_stat;
+
+static gint compare_codes(gconstpointer a, gconstpointer b)
+{
+	const code_stat *x = a, *y = b;
+
+	return (x->code > y->code) - (x->code < y->code);
+}
+
+static void add_stat(GArray *codes, int code, const wl_exit_stat *s)
+{
+	for (guint i = 0; i < codes->len; i++) {
+		wl_exit_stat *sum = &g_array_index(codes, code_stat, i).stat;
+
+		if (g_array_index(codes, code_stat, i).code != code)
+			continue;
+		sum->min_ns = MIN(sum->min_ns, s->min_ns);
+		sum->max_ns = MAX(sum->max_ns, s->max_ns);
+		sum->count += s->count;
+		sum->total_ns += s->total_ns;
+		return;
+	}
+
+	code_stat fresh = { code, *s };
+
+	g_array_append_val(codes, fresh);
+}
+
+/* One vCPU's rows: per code, the reasons that share it added up (SVM has
+ * one code for several VMX reasons), in code order. */
+static void vcpu_exits(wl_sim *sim, FILE *file, const wl_guest *guest, const wl_vcpu *vcpu)
+{
+	GArray *codes = g_array_new(FALSE, FALSE, sizeof(code_stat));
+
+	for (int r = 0; r < EXIT_REASON_LIMIT; r++)
+		if (vcpu->exits[r].count > 0)
+			add_stat(codes, wl_exit_code(sim->opt.isa, r), &vcpu->exits[r]);
+	g_array_sort(codes, compare_codes);
+	for (guint i = 0; i < codes->len; i++) {
+		const code_stat *c = &g_array_index(codes, code_stat, i);
+		const wl_exit_stat *s = &c->stat;
+
+		fprintf(file, "%s,%d,%d,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+			",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "\n",
+			guest->name, vcpu->id, c->code, wl_exit_code_name(sim->opt.isa, c->code),
+			s->count, s->total_ns, s->min_ns, s->max_ns, s->total_ns / s->count);
+	}
+	g_array_unref(codes);
+}
+
 static void exits_body(wl_sim *sim, FILE *file)
 {
 	for (guint g = 0; g < sim->guests->len; g++) {
 		wl_guest *guest = guest_at(sim, g);
 
-		for (guint v = 0; v < guest->vcpus->len; v++) {
-			const wl_vcpu *vcpu = g_ptr_array_index(guest->vcpus, v);
-
-			for (uint32_t r = 0; r < EXIT_REASON_LIMIT; r++) {
-				const wl_exit_stat *s = &vcpu->exits[r];
-
-				if (s->count == 0)
-					continue;
-				fprintf(file, "%s,%d,%u,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-					",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "\n",
-					guest->name, vcpu->id, r, wl_exit_reason_find(r)->name, s->count,
-					s->total_ns, s->min_ns, s->max_ns, s->total_ns / s->count);
-			}
-		}
+		for (guint v = 0; v < guest->vcpus->len; v++)
+			vcpu_exits(sim, file, guest, g_ptr_array_index(guest->vcpus, v));
 	}
 }
 

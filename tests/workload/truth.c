@@ -20,7 +20,7 @@ void wl_truth_vcpu_changed(wl_sim *sim, wl_vcpu *vcpu)
 		wl_truth_value value = {
 			.state = (int32_t)mode,
 			.vcpu = vcpu->id,
-			.reason = mode == MODE_HYPERVISOR ? vcpu->reason : -1,
+			.reason = mode == MODE_HYPERVISOR ? wl_exit_code(sim->opt.isa, vcpu->reason) : -1,
 			.host_tid = vcpu->thread->tid,
 			.pcpu = on_host_cpu(mode) ? vcpu->thread->cpu : -1,
 		};
@@ -60,7 +60,8 @@ void wl_truth_thread_changed(wl_sim *sim, wl_guest *guest, wl_guest_thread *thre
 
 		value.state = (int32_t)on_vcpu_state(mode);
 		value.vcpu = vcpu->id;
-		value.reason = mode == MODE_HYPERVISOR ? vcpu->reason : -1;
+		/* as the tracer writes it (--isa) */
+		value.reason = mode == MODE_HYPERVISOR ? wl_exit_code(sim->opt.isa, vcpu->reason) : -1;
 		break;
 	}
 	case GT_RUNNABLE:

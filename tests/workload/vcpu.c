@@ -6,6 +6,7 @@
 #include "guest-irq.h"
 #include "guest-sched.h"
 #include "host-sched.h"
+#include "kvm-layout.h"
 #include "truth.h"
 #include "vmsync.h"
 
@@ -46,12 +47,10 @@ static void vcpu_exit(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu, uint32_t rea
 	unsigned info1 = (unsigned)(wl_rng_next(&sim->rng) & 0xfff);
 
 	g_assert(info);
-	bool recorded = wl_host_emit(sim, cpu->id, sim->kvm_exit_name,
-				     "exit_reason=%u guest_rip=0x%" G_GINT64_MODIFIER
-				     "x isa=1 info1=0x%x info2=0x%x", reason, guest_rip, info1, 0u);
+	bool recorded = wl_emit_kvm_exit(sim, cpu->id, vcpu, reason, guest_rip, info1);
 
 	wl_loss_decided(sim, DECIDE_KVM_EXIT, vcpu->guest->index, cpu->id, recorded,
-			vcpu->thread->tid, vcpu->id, (int)reason);
+			vcpu->thread->tid, vcpu->id, wl_exit_code(sim->opt.isa, (int)reason));
 	wl_guest_exited(sim, vcpu);
 	vcpu->mode = MODE_HYPERVISOR;
 	vcpu->known = true;
@@ -73,7 +72,7 @@ static void vcpu_enter(wl_sim *sim, wl_vcpu *vcpu, wl_host_cpu *cpu)
 	wl_vmsync_send_reply(sim, vcpu, cpu->id);
 	bool after_hlt = vcpu->reason == EXIT_HLT;
 
-	bool recorded = wl_host_emit(sim, cpu->id, sim->kvm_entry_name, "vcpu_id=%d", vcpu->id);
+	bool recorded = wl_emit_kvm_entry(sim, cpu->id, vcpu);
 
 	wl_loss_decided(sim, DECIDE_KVM_ENTRY, vcpu->guest->index, cpu->id, recorded,
 			vcpu->thread->tid, vcpu->id, 0);
