@@ -90,8 +90,14 @@ def check(kvm_names, correlate):
         args += ["-c", "filter.vm.correlate"]
     args += ["-c", "filter.vm.state"]
     proc = vmtest.babeltrace2(args)
-    if test_state.warnings_of(proc.stderr):
-        vmtest.fail("%s: unexpected warnings:\n%s" % (kvm_names, proc.stderr))
+    warnings = test_state.warnings_of(proc.stderr)
+    # vm-workload writes x86 names in lttng-modules >= 2.13's layout: its
+    # entries hold pointer fragments, which SPEC has named once per host.
+    expected = 1 if kvm_names == "x86" else 0
+    defect = [w for w in warnings if "kvm_x86_entry probe records the low half" in w]
+    if len(warnings) != expected or len(defect) != expected:
+        vmtest.fail("%s: expected %d warning(s) (the entries' pointer fragments), got:\n%s"
+                    % (kvm_names, expected, proc.stderr))
     # Times since the Unix epoch: no stub offset to take away here.
     events = [(ts + test_state.OFFSET_NS, host, name, f)
               for ts, host, name, f in test_state.parse_pretty(proc.stdout)]
