@@ -51,6 +51,16 @@ void vm_guest_modes_entry(struct vm_guest_modes *modes, int64_t cpu,
 /* kvm_exit on `cpu` at `ts`. */
 void vm_guest_modes_exit(struct vm_guest_modes *modes, int64_t cpu, int64_t ts);
 
+/*
+ * Host CPU `cpu` lost events (SPEC "Lost events"): the exit of its open
+ * interval, if any, may be among them, so that interval is dropped (as a
+ * lost exit). Returns its entry (INT64_MAX when none was open): the vCPU
+ * was in guest mode from there to some time unknown. Until the CPU's next
+ * sched_switch its thread is unknown: the caller gives none of its entries
+ * and exits meanwhile.
+ */
+int64_t vm_guest_modes_forget_open(struct vm_guest_modes *modes, int64_t cpu);
+
 /* What was seen so far (complete once drained). */
 struct vm_guest_mode_counts vm_guest_modes_counts(const struct vm_guest_modes *modes);
 
