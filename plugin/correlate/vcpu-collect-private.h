@@ -38,6 +38,7 @@ struct vcpu_collector {
 	 */
 	GPtrArray *batches;
 	uint64_t applied;   /* notes applied so far: what was read, however the graph is built */
+	struct vcpu_losses *losses;   /* where the streams lost events (vcpu-losses.c) */
 };
 
 #endif /* VM_CORRELATE_VCPU_COLLECT_PRIVATE_H */
