@@ -304,7 +304,7 @@ void correlate_vcpu_note(struct correlate_iter *iter, guint upstream, const bt_m
 		return;
 	}
 
-	vcpu_losses_guest_event(iter, state, machine->index, cpu, time->ns);
+	vcpu_losses_guest_event(iter, state, cpu, time->ns);
 	apply_guest_event(iter, machine, state->info, cpu, time->ns);
 }
 
@@ -360,8 +360,7 @@ void correlate_vcpu_apply_until(struct correlate_iter *iter, int64_t frontier)
 
 				if (!info->vcpu_unneeded) {
 					vcpu_losses_guest_event(iter, note->stream,
-						note->guest->index, note->event.cpu,
-						note->event.ts);
+						note->event.cpu, note->event.ts);
 					apply_guest_event(iter, note->guest, info,
 						note->event.cpu, note->event.ts);
 				}

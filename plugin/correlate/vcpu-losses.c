@@ -224,11 +224,10 @@ bool vcpu_losses_host_event(struct correlate_iter *iter, const void *stream,
 }
 
 void vcpu_losses_guest_event(struct correlate_iter *iter, const void *stream,
-		unsigned int machine, int64_t cpu, int64_t ts)
+		int64_t cpu, int64_t ts)
 {
 	struct vm_tracked_gap found;
 
-	(void) machine;
 	if (vm_gap_tracker_event(iter->vcpu_collector->losses->tracker, stream_key(stream), ts,
 			cpu, &found)) {
 		route_gap(&found, iter);

@@ -55,9 +55,9 @@ void vcpu_losses_apply_loss(struct correlate_iter *iter, const void *stream,
 bool vcpu_losses_host_event(struct correlate_iter *iter, const void *stream,
 		const struct vm_event *event);
 
-/* A guest event of stream `stream`, before it is applied. */
+/* A guest event of stream `stream`, on its CPU `cpu`, before it is applied. */
 void vcpu_losses_guest_event(struct correlate_iter *iter, const void *stream,
-		unsigned int machine, int64_t cpu, int64_t ts);
+		int64_t cpu, int64_t ts);
 
 /*
  * Read once, everything was applied up to `frontier`: the host CPUs whose
