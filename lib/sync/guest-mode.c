@@ -240,6 +240,20 @@ int64_t vm_guest_modes_open_vcpu(const struct vm_guest_modes *modes, int64_t cpu
 	return cpu->open ? (int64_t) cpu->vcpu : -1;
 }
 
+int64_t vm_guest_modes_forget_open(struct vm_guest_modes *modes, int64_t cpu_id)
+{
+	struct cpu_state *cpu = cpu_at(modes, cpu_id);
+	int64_t entry;
+
+	if (!cpu || !cpu->open) {
+		return INT64_MAX;
+	}
+
+	entry = cpu->entry_ns;
+	drop_open(modes, cpu);
+	return entry;
+}
+
 struct vm_guest_mode_counts vm_guest_modes_counts(const struct vm_guest_modes *modes)
 {
 	return modes->counts;

@@ -63,6 +63,16 @@ int64_t vm_guest_modes_current_thread(const struct vm_guest_modes *modes, int64_
 /* The entry id of the interval open on `cpu`, -1 when none is open. */
 int64_t vm_guest_modes_open_vcpu(const struct vm_guest_modes *modes, int64_t cpu);
 
+/*
+ * Host CPU `cpu` lost events (SPEC "Lost events"): the exit of its open
+ * interval, if any, may be among them, so that interval is dropped (as a
+ * lost exit). Returns its entry (INT64_MAX when none was open): the vCPU
+ * was in guest mode from there to some time unknown. Until the CPU's next
+ * sched_switch its thread is unknown: the caller gives none of its entries
+ * and exits meanwhile.
+ */
+int64_t vm_guest_modes_forget_open(struct vm_guest_modes *modes, int64_t cpu);
+
 /* What was seen so far (complete once drained). */
 struct vm_guest_mode_counts vm_guest_modes_counts(const struct vm_guest_modes *modes);
 

@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "sync/segments.h"
+#include "loss/windows.h"
 #include "sync/segments.h"
 #include "sync/vcpu-align.h"
 
@@ -25,6 +25,8 @@ struct vm_vcpu_candidate {
 	/* vCPU number (guint64 *, owned) -> GArray of struct vm_guest_mode */
 	GHashTable *vcpus;
 	bool sorted;
+	/* Where its host lost events (vm_vcpu_align_add_host_gap()), the align's. */
+	struct vm_loss_windows *host_gaps;
 };
 
 /* The events of one guest. */
@@ -56,7 +58,13 @@ struct vm_vcpu_align {
 	GHashTable *constraints;
 	/* vm_vcpu_align_keep_piecewise(): fits may be piecewise-linear. */
 	bool piecewise;
+	/* GUINT_TO_POINTER(host + 1) -> struct vm_loss_windows * (owned) */
+	GHashTable *host_gaps;
 };
+
+/* The windows in which host `host` lost events (created empty on first use). */
+struct vm_loss_windows *vm_vcpu_align_host_gaps(struct vm_vcpu_align *align,
+		unsigned int host);
 
 /* The intervals of vCPU `vcpu` of `candidate`, sorted, or NULL. */
 const GArray *vm_vcpu_candidate_intervals(struct vm_vcpu_candidate *candidate,
@@ -136,6 +144,13 @@ struct vm_vcpu_pairing {
 	uint64_t unshared;      /* guest events on CPUs the process has no vCPU for */
 	GArray *outs;           /* struct vm_out_of_guest by exit time, or NULL */
 	GArray *outs_by_length; /* guint indexes into `outs`, longest first */
+	/*
+	 * Host time in which the host lost events: the vCPUs' modes are
+	 * unknown there (any vCPU thread may have run unseen on the CPU that
+	 * lost them), so its times out of guest mode, and the guest events
+	 * it holds, tell nothing.
+	 */
+	const struct vm_loss_windows *host_gaps;
 };
 
 /* A time out of guest mode of one shared CPU: from an exit to the next entry. */

@@ -23,6 +23,11 @@ static void guest_destroy(gpointer data)
 	g_free(guest);
 }
 
+static void windows_free(gpointer data)
+{
+	vm_loss_windows_destroy(data);
+}
+
 static void array_free(gpointer data)
 {
 	g_array_free(data, TRUE);
@@ -45,6 +50,8 @@ struct vm_vcpu_align *vm_vcpu_align_create(void)
 		guest_destroy);
 	align->constraints = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		NULL, array_free);
+	align->host_gaps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+		windows_free);
 	return align;
 }
 
@@ -56,6 +63,7 @@ void vm_vcpu_align_destroy(struct vm_vcpu_align *align)
 	g_hash_table_destroy(align->guests);
 	g_hash_table_destroy(align->candidate_by_key);
 	g_ptr_array_free(align->candidates, TRUE);
+	g_hash_table_destroy(align->host_gaps);
 	g_free(align);
 }
 
@@ -79,6 +87,25 @@ static GArray *array_of(GHashTable *table, uint64_t key, size_t element_size)
 	return array;
 }
 
+struct vm_loss_windows *vm_vcpu_align_host_gaps(struct vm_vcpu_align *align,
+		unsigned int host)
+{
+	struct vm_loss_windows *windows =
+		g_hash_table_lookup(align->host_gaps, GUINT_TO_POINTER(host + 1));
+
+	if (!windows) {
+		windows = vm_loss_windows_create();
+		g_hash_table_insert(align->host_gaps, GUINT_TO_POINTER(host + 1), windows);
+	}
+	return windows;
+}
+
+void vm_vcpu_align_add_host_gap(struct vm_vcpu_align *align, unsigned int host,
+		int64_t begin, int64_t end)
+{
+	vm_loss_windows_add(vm_vcpu_align_host_gaps(align, host), begin, end);
+}
+
 static struct vm_vcpu_candidate *candidate_of(struct vm_vcpu_align *align,
 		unsigned int host, int64_t process)
 {
@@ -96,6 +123,7 @@ static struct vm_vcpu_candidate *candidate_of(struct vm_vcpu_align *align,
 		candidate->host = host;
 		candidate->pid = process;
 		candidate->vcpus = array_table_create();
+		candidate->host_gaps = vm_vcpu_align_host_gaps(align, host);
 		g_ptr_array_add(align->candidates, candidate);
 		g_hash_table_insert(align->candidate_by_key, key, candidate);
 	}

@@ -51,6 +51,18 @@ void vm_vcpu_align_add_guest_mode(struct vm_vcpu_align *align, unsigned int host
 		int64_t pid, int64_t tid, uint64_t vcpu, int64_t entry_ns, int64_t exit_ns);
 
 /*
+ * Host `host` lost events (SPEC "Lost events"): from `begin` to `end`, host
+ * clock, the guest-mode intervals of its vCPUs are not all known (the caller
+ * gives none that such a loss may have cut). Every vCPU of the host may
+ * have been in guest mode there unseen, so that time is left out of the
+ * fit: no guest event mapped there counts as outside guest mode nor bounds
+ * the map, and no time out of guest mode that meets it is taken as one.
+ * Any order; windows may overlap.
+ */
+void vm_vcpu_align_add_host_gap(struct vm_vcpu_align *align, unsigned int host,
+		int64_t begin, int64_t end);
+
+/*
  * Guest side: machine `guest` recorded an event on its CPU `cpu` (the
  * stream's packet context `cpu_id`) at `ts`, guest clock. Any order.
  */

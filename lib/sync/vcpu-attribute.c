@@ -110,6 +110,16 @@ static guint first_interval_from(const GArray *intervals, int64_t h)
 	return low > 0 ? low - 1 : 0;
 }
 
+/*
+ * Whether host time `h` is within `tolerance` of a loss of the host: an
+ * interval of the vCPU there may be missing, so that the event may belong
+ * to no interval known, or the one known next to it may not be its own.
+ */
+static bool in_host_gap(const struct vm_loss_windows *gaps, int64_t h, int64_t tolerance)
+{
+	return gaps && vm_loss_windows_near(gaps, h, tolerance);
+}
+
 /* Bounds interval `done` by its first and last attributed events. */
 static void close_interval(const GArray *intervals, guint done, int64_t first, int64_t last,
 		GArray *constraints)
@@ -127,8 +137,8 @@ static void close_interval(const GArray *intervals, guint done, int64_t first, i
  * attributed event.
  */
 static void attribute_cpu(const GArray *events, const GArray *intervals,
-		struct vm_vcpu_map *map, int64_t tolerance, int64_t low, int64_t high,
-		GArray *constraints)
+		const struct vm_loss_windows *gaps, struct vm_vcpu_map *map, int64_t tolerance,
+		int64_t low, int64_t high, GArray *constraints)
 {
 	guint i = vm_vcpu_lower_bound(events, vm_vcpu_map_invert(map, low));
 	guint k = first_interval_from(intervals, low);
@@ -154,7 +164,7 @@ static void attribute_cpu(const GArray *events, const GArray *intervals,
 				h > vm_time_sum(recorded_to, -tolerance))
 			continue;
 		k = advance(intervals, k, h, tolerance);
-		if (!attributable(intervals, k, h, tolerance))
+		if (!attributable(intervals, k, h, tolerance) || in_host_gap(gaps, h, tolerance))
 			continue;
 		if (k != current && current != G_MAXUINT)
 			close_interval(intervals, current, first, last, constraints);
@@ -177,8 +187,8 @@ GArray *vm_vcpu_attribute(const struct vm_vcpu_pairing *pairing, struct vm_vcpu_
 		GArray *of_cpu = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
 
 		attribute_cpu(g_ptr_array_index(pairing->events, c),
-			g_ptr_array_index(pairing->intervals, c), map, tolerance, low, high,
-			of_cpu);
+			g_ptr_array_index(pairing->intervals, c), pairing->host_gaps, map,
+			tolerance, low, high, of_cpu);
 		constraints = merge_constraints(constraints, of_cpu);
 	}
 	return constraints;
@@ -217,7 +227,8 @@ struct vm_sync_segments *vm_vcpu_segments_of(const GArray *constraints)
  * by more than the fit can pin down counts. Only events within the host's
  * record of their vCPU are checked (a guest may trace before the host
  * starts or after it stops, and the host's trace may begin or end in the
- * middle of a guest-mode interval).
+ * middle of a guest-mode interval), and none where the host lost events
+ * (its vCPU may have been in guest mode there unseen).
  */
 uint64_t vm_vcpu_count_outside(const struct vm_vcpu_pairing *pairing,
 		struct vm_vcpu_map *map, uint64_t *checked)
@@ -238,7 +249,8 @@ uint64_t vm_vcpu_count_outside(const struct vm_vcpu_pairing *pairing,
 			int64_t h = vm_vcpu_map_apply(map, g_array_index(events, int64_t, i));
 			const struct vm_guest_mode *interval;
 
-			if (h < known_from || h > known_to)
+			if (h < known_from || h > known_to ||
+					in_host_gap(pairing->host_gaps, h, VM_VCPU_FITTED_TOLERANCE_NS))
 				continue;
 			(*checked)++;
 			k = advance(intervals, k, h, VM_VCPU_FITTED_TOLERANCE_NS);

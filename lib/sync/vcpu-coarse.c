@@ -58,7 +58,8 @@ void vm_vcpu_pairing_init(struct vm_vcpu_pairing *pairing,
 	GHashTableIter iter;
 	gpointer key, value;
 
-	*pairing = (struct vm_vcpu_pairing) { .candidate = candidate, .guest = guest };
+	*pairing = (struct vm_vcpu_pairing) { .candidate = candidate, .guest = guest,
+		.host_gaps = candidate->host_gaps };
 	pairing->cpus = g_array_new(FALSE, FALSE, sizeof(guint64));
 	pairing->events = g_ptr_array_new();
 	pairing->intervals = g_ptr_array_new();
@@ -115,7 +116,10 @@ const GArray *vm_vcpu_pairing_outs(struct vm_vcpu_pairing *pairing)
 				.cpu_index = c,
 			};
 
-			if (out.entry > out.exit)
+			/* Across a loss, the vCPU may have been in guest mode unseen. */
+			if (out.entry > out.exit && !(pairing->host_gaps &&
+					vm_loss_windows_overlap(pairing->host_gaps, out.exit,
+						out.entry)))
 				g_array_append_val(pairing->outs, out);
 		}
 	}

@@ -22,6 +22,8 @@
 #define MAX_INDEXED_CPUS 4096
 /* What is kept of the fit's data before its last constraint. */
 #define KEEP_BEFORE_NS INT64_C(1000000)
+/* Losses of the host kept behind the walk: more than any tolerance. */
+#define GAPS_KEPT_NS INT64_C(2000000000)
 
 /* One guest CPU and the vCPU of the followed process with its number. */
 struct follow_cpu {
@@ -52,6 +54,8 @@ struct vm_vcpu_follow {
 	GArray *stretch_fed;          /* those fed since the last stretch ended */
 	int64_t fed_last;             /* host time of the last constraint fed */
 	uint64_t fed;
+	/* Where the host lost events (vm_vcpu_follow_add_host_gap()), ahead of the walk. */
+	struct vm_loss_windows *host_gaps;
 };
 
 static struct follow_cpu *cpu_at(struct vm_vcpu_follow *follow, guint i)
@@ -221,6 +225,9 @@ static void attribute_event(struct vm_vcpu_follow *follow, struct follow_cpu *cp
 			((const struct vm_guest_mode *) vm_fifo_at(&cpu->intervals, 1))->entry <=
 				h + tolerance)
 		pop_interval(follow, cpu);
+	/* Where the host lost events, its interval may be missing (vcpu-attribute.c). */
+	if (vm_loss_windows_near(follow->host_gaps, h, tolerance))
+		return;
 	head = vm_fifo_peek(&cpu->intervals);
 	if (!head || head->entry > h + tolerance || head->exit < h - tolerance ||
 			cpu->prev_exit >= h - tolerance)
@@ -312,6 +319,8 @@ static void attribute_stretch(struct vm_vcpu_follow *follow, int64_t high, int64
 		for (guint i = 0; i < follow->cpus->len; i++)
 			close_current(follow, cpu_at(follow, i));
 	follow->edge = high;
+	/* The next stretches look no further back than their tolerance (capped). */
+	vm_loss_windows_drop_before(follow->host_gaps, vm_time_sum(high, -GAPS_KEPT_NS));
 	feed_ready(follow, tolerance, online, at_end);
 	run_restart_if_failed(follow);
 	take_run_line(follow);
@@ -350,6 +359,7 @@ static void keep_tail(struct vm_vcpu_follow *follow, const struct vm_vcpu_align 
 	g_free(key);
 	if (!candidate || !data)
 		return;
+	vm_loss_windows_add_all(follow->host_gaps, candidate->host_gaps);
 	g_hash_table_iter_init(&it, data->cpus);
 	while (g_hash_table_iter_next(&it, &cpu_key, NULL)) {
 		uint64_t number = *(const guint64 *) cpu_key;
@@ -390,6 +400,7 @@ struct vm_vcpu_follow *vm_vcpu_follow_create(const struct vm_vcpu_align *align,
 	follow->pending = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
 	follow->stretch_fed = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
 	follow->run = vm_sync_hull_create();
+	follow->host_gaps = vm_loss_windows_create();
 	set_line(follow, &fit->formula);
 	follow->fed_last = INT64_MIN;
 	follow->edge = INT64_MIN;
@@ -421,6 +432,7 @@ void vm_vcpu_follow_destroy(struct vm_vcpu_follow *follow)
 	g_array_free(follow->stretch_fed, TRUE);
 	vm_sync_hull_destroy(follow->run);
 	vm_sync_hull_destroy(follow->guide);
+	vm_loss_windows_destroy(follow->host_gaps);
 	g_free(follow);
 }
 
@@ -440,6 +452,11 @@ void vm_vcpu_follow_add_guest_mode(struct vm_vcpu_follow *follow, uint64_t vcpu,
 		(struct vm_guest_mode) { entry_ns, exit_ns };
 	cpu->recorded_from = MIN(cpu->recorded_from, entry_ns);
 	cpu->recorded_to = MAX(cpu->recorded_to, exit_ns);
+}
+
+void vm_vcpu_follow_add_host_gap(struct vm_vcpu_follow *follow, int64_t begin, int64_t end)
+{
+	vm_loss_windows_add(follow->host_gaps, begin, end);
 }
 
 void vm_vcpu_follow_add_guest_event(struct vm_vcpu_follow *follow, uint64_t cpu, int64_t ts)

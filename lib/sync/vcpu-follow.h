@@ -40,6 +40,12 @@ void vm_vcpu_follow_destroy(struct vm_vcpu_follow *follow);
 void vm_vcpu_follow_add_guest_mode(struct vm_vcpu_follow *follow, uint64_t vcpu,
 		int64_t entry_ns, int64_t exit_ns);
 
+/*
+ * The host lost events from `begin` to `end` (as vm_vcpu_align_add_host_gap()):
+ * to be given before host_known of vm_vcpu_follow_advance() passes `begin`.
+ */
+void vm_vcpu_follow_add_host_gap(struct vm_vcpu_follow *follow, int64_t begin, int64_t end);
+
 /* An event of the guest on its CPU `cpu`, in time order per CPU. */
 void vm_vcpu_follow_add_guest_event(struct vm_vcpu_follow *follow, uint64_t cpu, int64_t ts);
 

@@ -89,6 +89,9 @@ struct machine_info {
 	uint64_t vcpu_events_without_cpu; /* as a guest: events with no packet context cpu_id */
 	bool vcpu_unneeded;               /* as a guest: vmsync reaches it (vcpu-collect.c) */
 	struct vm_guest_mode_counts guest_modes; /* as the host: its entry/exit pairing */
+	/* sync="vcpu": gaps of its streams located (vcpu-losses.c), and the time they cover. */
+	uint64_t vcpu_loss_gaps;
+	int64_t vcpu_loss_ns;
 	int64_t host_pid;                 /* as a guest: its QEMU process on the host, -1 none */
 	struct onepass_machine *onepass;  /* one pass: its held messages (onepass.c) */
 	/* Read once, as a guest synchronized by the vCPU method (vcpu-onepass.c). */

@@ -449,6 +449,10 @@ void correlate_sync_note(struct correlate_iter *iter, guint upstream_index,
 	upstream_bound_note_machine(bound, state->machine);
 	if (iter->sync_ready && time->type == BT_MESSAGE_TYPE_EVENT) {
 		note_event(iter, upstream_index, msg, time, state);
+	} else if (iter->sync_ready && iter->by_vcpu &&
+			(time->type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
+				time->type == BT_MESSAGE_TYPE_DISCARDED_PACKETS)) {
+		correlate_vcpu_note_loss(iter, upstream_index, msg, time, state);
 	}
 }
 

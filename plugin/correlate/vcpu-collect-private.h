@@ -45,6 +45,7 @@ struct vcpu_collector {
 	 */
 	GPtrArray *batches;
 	uint64_t applied;   /* notes applied so far: what was read, however the graph is built */
+	struct vcpu_losses *losses;   /* where the streams lost events (vcpu-losses.c) */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include "correlate/iterator.h"
 #include "correlate/vcpu-collect.h"
 #include "correlate/vcpu-collect-private.h"
+#include "correlate/vcpu-losses.h"
 #include "model/int64-key.h"
 #include "model/processes.h"
 #include "sync/online.h"
@@ -34,6 +35,8 @@ static void zero_counts(struct correlate_iter *iter)
 		info->vcpu_events_without_cpu = 0;
 		info->vcpu_unneeded = false;
 		info->guest_modes = (struct vm_guest_mode_counts) { 0 };
+		info->vcpu_loss_gaps = 0;
+		info->vcpu_loss_ns = 0;
 	}
 }
 
@@ -80,6 +83,7 @@ void correlate_vcpu_start(struct correlate_iter *iter)
 	collector->modes = vm_guest_modes_create();
 	collector->deferred = g_array_new(FALSE, FALSE, sizeof(struct vm_fifo));
 	collector->batches = g_ptr_array_new();
+	collector->losses = vcpu_losses_create();
 	iter->vcpu_collector = collector;
 }
 
@@ -180,9 +184,20 @@ static bool host_kind_used(enum vm_event_kind kind)
  * the graph is built (one input per stream, or one muxed input).
  */
 struct deferred_note {
-	struct vm_event event;        /* a host event, or a guest's: its ts and cpu */
+	/* a host event, a guest's (its ts and cpu), or a loss (VM_EVENT_LOSS) */
+	struct vm_event event;
 	struct machine *guest;        /* NULL: the host's */
+	const struct stream_state *stream;
 };
+
+/* A host event, unless a loss of its CPU leaves it out (vcpu-losses.c). */
+static void apply_host_note(struct correlate_iter *iter, struct vcpu_collector *collector,
+		const struct stream_state *stream, const struct vm_event *event)
+{
+	if (vcpu_losses_host_event(iter, stream, event)) {
+		apply_host_event(collector, event);
+	}
+}
 
 static struct vm_fifo *deferred_queue(struct vcpu_collector *collector, guint upstream)
 {
@@ -196,8 +211,27 @@ static struct vm_fifo *deferred_queue(struct vcpu_collector *collector, guint up
 	return &g_array_index(collector->deferred, struct vm_fifo, upstream);
 }
 
+/*
+ * A note outlives its message: the names it keeps must too. Only QEMU's
+ * vCPU thread names matter (learn_name()), a bounded set: interned.
+ */
+static const char *lasting_name(const char *name)
+{
+	return vm_vcpu_number_of_name(name) >= 0 ? g_intern_string(name) : "";
+}
+
+static void keep_names(struct vm_event *event)
+{
+	if (event->kind == VM_EVENT_STATEDUMP_PROCESS) {
+		event->u.statedump.name = lasting_name(event->u.statedump.name);
+	} else if (event->kind == VM_EVENT_PROCESS_FORK) {
+		event->u.fork.parent_comm = "";
+		event->u.fork.child_comm = lasting_name(event->u.fork.child_comm);
+	}
+}
+
 static void note_host_event(struct correlate_iter *iter, struct vcpu_collector *collector,
-		guint upstream, const bt_message *msg, int64_t ns)
+		guint upstream, const bt_message *msg, int64_t ns, const struct stream_state *state)
 {
 	const bt_event *in_event = bt_message_event_borrow_event_const(msg);
 	struct vm_event event = { .machine = collector->host };
@@ -211,13 +245,15 @@ static void note_host_event(struct correlate_iter *iter, struct vcpu_collector *
 	}
 
 	if (!iter->onepass) {
-		apply_host_event(collector, &event);
+		apply_host_note(iter, collector, state, &event);
 		return;
 	}
 
 	note = vm_fifo_push(deferred_queue(collector, upstream));
 	note->event = event;
+	keep_names(&note->event);
 	note->guest = NULL;
+	note->stream = state;
 }
 
 /*
@@ -324,7 +360,7 @@ void correlate_vcpu_note(struct correlate_iter *iter, guint upstream, const bt_m
 
 	if (machine == iter->sync_host) {
 		if (!collector->host_dropped) {
-			note_host_event(iter, collector, upstream, msg, time->ns);
+			note_host_event(iter, collector, upstream, msg, time->ns, state);
 		}
 
 		return;
@@ -339,13 +375,41 @@ void correlate_vcpu_note(struct correlate_iter *iter, guint upstream, const bt_m
 	if (iter->onepass) {
 		struct deferred_note *note = vm_fifo_push(deferred_queue(collector, upstream));
 
+		note->event.kind = VM_EVENT_OTHER;
 		note->event.ts = time->ns;
 		note->event.cpu = cpu;
 		note->guest = machine;
+		note->stream = state;
 		return;
 	}
 
+	vcpu_losses_guest_event(iter, state, cpu, time->ns);
 	apply_guest_event(iter, machine, state->info, cpu, time->ns);
+}
+
+void correlate_vcpu_note_loss(struct correlate_iter *iter, guint upstream,
+		const bt_message *msg, const struct msg_time *time, struct stream_state *state)
+{
+	struct vcpu_collector *collector = iter->vcpu_collector;
+	struct machine *machine = state->machine;
+	struct deferred_note *note;
+	struct vm_event loss;
+
+	if (!collector || machine->index >= iter->sync_count ||
+			!vcpu_losses_read(msg, time, &loss)) {
+		return;
+	}
+
+	if (!iter->onepass) {
+		vcpu_losses_apply_loss(iter, state, machine->index, &loss);
+		return;
+	}
+
+	/* In its upstream's order, with the events around it. */
+	note = vm_fifo_push(deferred_queue(collector, upstream));
+	note->event = loss;
+	note->guest = machine == iter->sync_host ? NULL : machine;
+	note->stream = state;
 }
 
 void correlate_vcpu_apply_until(struct correlate_iter *iter, int64_t frontier)
@@ -361,15 +425,21 @@ void correlate_vcpu_apply_until(struct correlate_iter *iter, int64_t frontier)
 		const struct deferred_note *note;
 
 		while ((note = vm_fifo_peek(queue)) && note->event.ts < frontier) {
-			if (!note->guest) {
+			if (note->event.kind == VM_EVENT_LOSS) {
+				vcpu_losses_apply_loss(iter, note->stream, note->guest ?
+					note->guest->index : collector->host, &note->event);
+			} else if (!note->guest) {
 				if (!collector->host_dropped) {
-					apply_host_event(collector, &note->event);
+					apply_host_note(iter, collector, note->stream,
+						&note->event);
 				}
 			} else {
 				struct machine_info *info =
 					correlate_machine_info(iter, note->guest);
 
 				if (!info->vcpu_unneeded) {
+					vcpu_losses_guest_event(iter, note->stream,
+						note->event.cpu, note->event.ts);
 					apply_guest_event(iter, note->guest, info,
 						note->event.cpu, note->event.ts);
 				}
@@ -549,6 +619,7 @@ static void destroy_collector(struct correlate_iter *iter)
 	}
 
 	g_ptr_array_free(collector->batches, TRUE);
+	vcpu_losses_destroy(collector->losses);
 	vm_guest_modes_destroy(collector->modes);
 	vm_processes_destroy(collector->processes);
 	vm_vcpu_numbers_destroy(collector->numbers);
@@ -575,6 +646,8 @@ void correlate_vcpu_finish(struct correlate_iter *iter)
 	}
 
 	drain.candidates = vm_int64_table_new(g_free);
+	/* The losses left out before the intervals go (vcpu-losses.h). */
+	vcpu_losses_finish(iter);
 	vm_guest_modes_drain(collector->modes, give_interval, &drain);
 	host = correlate_machine_info(iter, iter->sync_host);
 	host->guest_modes = vm_guest_modes_counts(collector->modes);

@@ -36,6 +36,13 @@ void correlate_vcpu_start(struct correlate_iter *iter);
 void correlate_vcpu_note(struct correlate_iter *iter, guint upstream, const bt_message *msg,
 		const struct msg_time *time, struct stream_state *state);
 
+/*
+ * A discarded-events or -packets message of the sync pass (or read once),
+ * as correlate_vcpu_note(): where its stream lost events (vcpu-losses.h).
+ */
+void correlate_vcpu_note_loss(struct correlate_iter *iter, guint upstream,
+		const bt_message *msg, const struct msg_time *time, struct stream_state *state);
+
 /* Read once: applies what was noted before `frontier` (own clocks). */
 void correlate_vcpu_apply_until(struct correlate_iter *iter, int64_t frontier);
 

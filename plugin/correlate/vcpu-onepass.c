@@ -7,6 +7,7 @@
 #include "correlate/iterator.h"
 #include "correlate/vcpu-collect.h"
 #include "correlate/vcpu-collect-private.h"
+#include "correlate/vcpu-losses.h"
 #include "correlate/vcpu-onepass.h"
 #include "correlate/vcpu-solve.h"
 #include "sync/online.h"
@@ -176,6 +177,7 @@ bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *mac
 		return false;
 	}
 
+	vcpu_losses_reach(iter, frontier);
 	route_intervals(iter, frontier);
 	if (!vm_vcpu_align_has_host(iter->by_vcpu)) {
 		return false;
@@ -215,10 +217,13 @@ void correlate_vcpu_onepass_step(struct correlate_iter *iter, int64_t frontier)
 		return;
 	}
 
+	vcpu_losses_reach(iter, frontier);
 	route_intervals(iter, frontier);
 	/* An interval still open, or waiting for its thread, may begin before the frontier. */
 	host_known = vm_guest_modes_pending_since(iter->vcpu_collector->modes);
 	host_known = host_known < frontier ? host_known : frontier;
+	/* ... and so may a gap not located yet. */
+	host_known = MIN(host_known, vcpu_losses_host_known(iter));
 	for (guint i = 0; i < iter->infos->len; i++) {
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
 
@@ -231,6 +236,7 @@ void correlate_vcpu_onepass_step(struct correlate_iter *iter, int64_t frontier)
 
 void correlate_vcpu_onepass_finish(struct correlate_iter *iter)
 {
+	vcpu_losses_finish(iter);
 	route_intervals(iter, INT64_MAX);
 	for (guint i = 0; i < iter->infos->len; i++) {
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
@@ -272,5 +278,5 @@ char *correlate_vcpu_onepass_failure(struct correlate_iter *iter, struct machine
 			"the order of its own clock)", iter->sync_host->name);
 	}
 
-	return correlate_vcpu_fit_failure(iter, fit, correlate_machine_info(iter, machine));
+	return correlate_vcpu_fit_failure(iter, fit, machine);
 }

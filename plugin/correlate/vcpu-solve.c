@@ -5,6 +5,7 @@
 #include <inttypes.h>
 
 #include "correlate/iterator.h"
+#include "correlate/vcpu-losses.h"
 #include "correlate/vcpu-solve.h"
 
 void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *reference,
@@ -76,9 +77,50 @@ static const char *host_name(const struct correlate_iter *iter)
 	return iter->sync_host ? iter->sync_host->name : "(none)";
 }
 
-char *correlate_vcpu_fit_failure(const struct correlate_iter *iter,
-		const struct vm_vcpu_fit *fit, const struct machine_info *info)
+/*
+ * Why `fit` failed when the host or the guest lost events: the fit left
+ * the times of the losses out (vcpu-losses.h), so what is left may be too
+ * little, and the trace is not to blame (`losses` names them).
+ */
+static char *lossy_failure(const struct correlate_iter *iter, const struct vm_vcpu_fit *fit,
+		const struct machine_info *info, const char *losses)
 {
+	const char *help = "trace with larger or more sub-buffers (lttng enable-channel "
+		"--subbuf-size, --num-subbuf) so that fewer events are lost";
+
+	switch (fit->status) {
+	case VM_VCPU_FIT_TOO_LITTLE:
+		return g_strdup_printf("too little guest activity outside the times of lost "
+			"events to align it with the vCPUs of host `%s` (%s; %" PRIu64 " of its "
+			"events have a cpu_id): %s, or over a longer run", host_name(iter),
+			losses, info->vcpu_guest_events, help);
+	case VM_VCPU_FIT_NO_MATCH:
+		return g_strdup_printf("no vCPU thread of host `%s` fits its activity outside "
+			"the times of lost events (%s): too much of its record is unknown; %s",
+			host_name(iter), losses, help);
+	case VM_VCPU_FIT_AMBIGUOUS:
+		return g_strdup_printf("%s fit its activity with the vCPUs of host `%s` as "
+			"well outside the times of lost events (%s): %s, or over a longer run",
+			fit->host_pid >= 0 && fit->other_pid >= 0 &&
+				fit->other_pid != fit->host_pid ? "two host processes" :
+				"offsets far apart", host_name(iter), losses, help);
+	default:
+		return NULL;
+	}
+}
+
+char *correlate_vcpu_fit_failure(struct correlate_iter *iter,
+		const struct vm_vcpu_fit *fit, struct machine *machine)
+{
+	const struct machine_info *info = correlate_machine_info(iter, machine);
+	char *losses = vcpu_losses_describe(iter, machine);
+	char *lossy = losses ? lossy_failure(iter, fit, info, losses) : NULL;
+
+	g_free(losses);
+	if (lossy) {
+		return lossy;
+	}
+
 	switch (fit->status) {
 	case VM_VCPU_FIT_TOO_LITTLE:
 		return g_strdup_printf("too little guest activity to align it with the "
@@ -156,5 +198,5 @@ char *correlate_vcpu_failure(struct correlate_iter *iter,
 		info->quality = VM_SYNC_FAIL;
 	}
 
-	return correlate_vcpu_fit_failure(iter, fit, info);
+	return correlate_vcpu_fit_failure(iter, fit, machine);
 }

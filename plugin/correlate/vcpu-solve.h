@@ -43,9 +43,12 @@ bool correlate_vcpu_has_path(const struct correlate_iter *iter,
 char *correlate_vcpu_failure(struct correlate_iter *iter,
 		const struct vcpu_solution *solution, struct machine *machine);
 
-/* Why `fit` (not OK) failed, with what would help, for the no-sync warning (g_free it). */
-struct machine_info;
-char *correlate_vcpu_fit_failure(const struct correlate_iter *iter,
-		const struct vm_vcpu_fit *fit, const struct machine_info *info);
+/*
+ * Why `fit` (not OK) of guest `machine` failed, with what would help, for
+ * the no-sync warning (g_free it); naming the losses when the host or the
+ * guest lost events (vcpu-losses.h).
+ */
+char *correlate_vcpu_fit_failure(struct correlate_iter *iter,
+		const struct vm_vcpu_fit *fit, struct machine *machine);
 
 #endif /* VM_CORRELATE_VCPU_SOLVE_H */

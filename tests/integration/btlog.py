@@ -26,3 +26,14 @@ def lines(stderr, level=None):
 def warnings(stderr):
     """The warning lines of `stderr`, whole."""
     return [m.group(0) for m in lines(stderr, "W")]
+
+
+# filter.vm.state's one warning per host on lttng-modules >= 2.13's layout
+# (vm-workload's default): its kvm_x86_entry vcpu_id is a pointer fragment.
+ENTRY_ID_DEFECT = "kvm_x86_entry probe records the low half"
+
+
+def unexpected_warnings(stderr):
+    """warnings(), but for the one that every trace in lttng-modules >= 2.13's
+    layout gives (ENTRY_ID_DEFECT): what a test of something else must not see."""
+    return [w for w in warnings(stderr) if ENTRY_ID_DEFECT not in w]

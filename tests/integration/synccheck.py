@@ -76,15 +76,16 @@ def truth_pieces(out):
 
 def own_times(stub_path):
     """Every event's own reading (ns since the epoch), in file order, which
-    is the machine's time order. Loss lines (`TS CPU !lost N`) are no
-    events."""
+    is the machine's time order. Loss lines (`TIMESTAMP CPU !lost COUNT`)
+    are no events."""
     offset_s = offset_ns = 0
     cycles = []
     with open(stub_path) as f:
         for line in f:
             head = line[:1]
-            if head.isdigit() and " !lost " not in line:
-                cycles.append(int(line.split(" ", 1)[0]))
+            if head.isdigit():
+                if " !lost " not in line:
+                    cycles.append(int(line.split(" ", 1)[0]))
             elif line.startswith("clock-offset-s "):
                 offset_s = int(line.split()[1])
             elif line.startswith("clock-offset-ns "):

@@ -56,7 +56,7 @@ def thread_rows(form, traces, filters, label, whats=WHATS):
         proc = vmtest.babeltrace2(graph(form, traces, filters, "sink.vm.threads",
                                         {"format": "csv", "what": what}))
         tc.parse_csv(proc.stdout, what)
-        warnings = tc.warnings_of(proc.stderr)
+        warnings = tc.unexpected_warnings_of(proc.stderr)
         if warnings:
             vmtest.fail("%s (%s form): unexpected warnings:\n%s" % (
                 label, form, "\n".join(warnings)))

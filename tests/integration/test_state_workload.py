@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import btlog  # noqa: E402
 import vmtest  # noqa: E402
 import test_state  # noqa: E402
 
@@ -94,7 +95,7 @@ def check(kvm_names, correlate):
     # vm-workload writes x86 names in lttng-modules >= 2.13's layout: its
     # entries hold pointer fragments, which SPEC has named once per host.
     expected = 1 if kvm_names == "x86" else 0
-    defect = [w for w in warnings if "kvm_x86_entry probe records the low half" in w]
+    defect = [w for w in warnings if btlog.ENTRY_ID_DEFECT in w]
     if len(warnings) != expected or len(defect) != expected:
         vmtest.fail("%s: expected %d warning(s) (the entries' pointer fragments), got:\n%s"
                     % (kvm_names, expected, proc.stderr))

@@ -83,6 +83,11 @@ def warnings_of(stderr):
     return btlog.warnings(stderr)
 
 
+def unexpected_warnings_of(stderr):
+    """warnings_of(), but for the kvm layout's expected one (btlog)."""
+    return btlog.unexpected_warnings(stderr)
+
+
 def check_threads_tile(rows, last_ts=None):
     """Each thread's intervals follow each other without gap or overlap, and
     two neighbours never have the same (state, vcpu, reason); returns
