@@ -11,6 +11,10 @@ src.ctf.fs -> filter.vm.correlate -> filter.vm.state -> sink.vm.threads:
   two names their QEMU too, and correlate writes it as `vm_host_pid` though
   `transforms` set their clocks; read once (the default) and with the sync
   pass (`sync-model="linear"`), both KVM layouts, basic and rich activity;
+- TCP only, one guest that traced little (every 20th of its TCP events,
+  nothing else): too little for its vCPU fit, so TCP sets its clock and
+  nothing in its trace names its QEMU; the other two are fitted (their
+  vm_host_pid), the third is the one left (elimination in filter.vm.state);
 - sync="tcp", vmsync on two guests only (the third's module is missing:
   its vmsync lines are dropped): the two are named by their vm_uid, the
   third by elimination (the one guest and the one QEMU left);
@@ -39,26 +43,29 @@ TCP_ONLY = ["--vmsync-period-ms", 0]
 MIN_PERCENT = 99.9
 ALL = ("guest1", "guest2", "guest3")
 # name: (generator arguments, correlate parameters, guests given
-# `transforms`, guests whose stubs lose their vmsync lines, guests whose
+# `transforms`, {guest: what its stub loses (LOSSES)}, guests whose
 # vm_host_pid correlate writes, whether filter.vm.state identifies all)
 CASES = {
     "transforms-two-onepass": (
         TCP_ONLY + ["--host-cpus", 4, "--guest-activity", "basic"],
-        {}, ("guest1", "guest3"), (), ALL, True),
+        {}, ("guest1", "guest3"), {}, ALL, True),
     "transforms-two-linear-classic": (
         TCP_ONLY + ["--host-cpus", 3, "--guest-activity", "rich", "--kvm-layout", "classic"],
-        {"sync-model": "linear"}, ("guest1", "guest3"), (), ALL, True),
+        {"sync-model": "linear"}, ("guest1", "guest3"), {}, ALL, True),
+    "tcp-sparse-guest": (
+        TCP_ONLY + ["--host-cpus", 4, "--guest-activity", "basic"],
+        {}, (), {"guest3": "sparse"}, ("guest1", "guest2"), True),
     # sync="tcp": no vCPU fit at all.
     "tcp-elimination": (
         ["--host-cpus", 4, "--guest-activity", "rich"],
-        {"sync": "tcp"}, (), ("guest3",), (), True),
+        {"sync": "tcp"}, (), {"guest3": "vmsync"}, (), True),
     # transforms for every machine: no sync pass, nothing fitted.
     "vmsync-transforms-classic": (
         ["--host-cpus", 2, "--guest-activity", "basic", "--kvm-layout", "classic"],
-        {}, ALL, (), (), True),
+        {}, ALL, {}, (), True),
     "tcp-transforms-all": (
         TCP_ONLY + ["--host-cpus", 4, "--guest-activity", "rich"],
-        {}, ALL, (), (), False),
+        {}, ALL, {}, (), False),
 }
 
 
@@ -69,19 +76,36 @@ def transforms(out, machines):
         m, rows[m]["slope"], rows[m]["offset_ns"]) for m in machines)
 
 
-def traces_without_vmsync(out, stripped):
-    """The CTF traces of the workload, with the vmsync lines of the stubs
-    of `stripped` dropped (as if their guests had no vmsync module)."""
+def kept_lines(losses, lines):
+    """The lines of a stub that stay when its trace loses `losses`:
+    `vmsync`, its vmsync events; `sparse`, all but every 20th TCP event."""
+    tcp = 0
+    for line in lines:
+        parts = line.split(" ", 3)
+        if len(parts) < 3 or not parts[0].isdigit():
+            yield line
+        elif losses == "vmsync":
+            if not parts[2].startswith("vmsync_"):
+                yield line
+        elif parts[2].startswith("inet_sock_"):
+            tcp += 1
+            if tcp % 20 == 0:
+                yield line
+
+
+def ctf_traces(out, losses):
+    """The CTF traces of the workload, the stubs of the guests in `losses`
+    first losing what it says."""
     traces = {}
     for machine in truthdata.machines(out):
         name = machine["machine"]
         stub = os.path.join(out, name + ".stub")
-        if name in stripped:
-            kept = os.path.join(out, "stripped", name + ".stub")
-            os.makedirs(os.path.dirname(kept), exist_ok=True)
-            with open(stub) as src, open(kept, "w") as dst:
-                dst.writelines(line for line in src if " vmsync_" not in line)
-            traces[name] = vmtest.stub_to_ctf(kept, os.path.join(out, "ctf-stripped", name))
+        if name in losses:
+            changed = os.path.join(out, "changed", name + ".stub")
+            os.makedirs(os.path.dirname(changed), exist_ok=True)
+            with open(stub) as src, open(changed, "w") as dst:
+                dst.writelines(kept_lines(losses[name], src))
+            traces[name] = vmtest.stub_to_ctf(changed, os.path.join(out, "ctf-changed", name))
         else:
             traces[name] = vmtest.stub_to_ctf(stub, os.path.join(out, "ctf", name))
     return traces
@@ -95,8 +119,9 @@ def run(traces, filters, sink, params):
     return proc
 
 
-def host_pids(out, traces, correlate):
-    """{guest: vm_host_pid of its output trace, or None}, from a CTF copy."""
+def identities(out, traces, correlate):
+    """{guest: (vm_host_pid of its output trace or None, vm_sync_method)},
+    from a CTF copy."""
     copy = os.path.join(out, "identity-copy")
     shutil.rmtree(copy, ignore_errors=True)
     run(traces, [("filter.vm.correlate", correlate)], "sink.ctf.fs",
@@ -109,8 +134,10 @@ def host_pids(out, traces, correlate):
             text = f.read()
         machine = re.search(r'vm_machine = "([^"]+)";', text)
         pid = re.search(r"vm_host_pid = (\d+);", text)
+        method = re.search(r'vm_sync_method = "([^"]+)";', text)
         if machine:
-            found[machine.group(1)] = pid.group(1) if pid else None
+            found[machine.group(1)] = (pid.group(1) if pid else None,
+                                       method.group(1) if method else None)
     return found
 
 
@@ -140,19 +167,24 @@ def check_modes(label, out, traces, filters):
 
 
 def run_case(index, name):
-    args, correlate, given, stripped, with_pid, identified = CASES[name]
+    args, correlate, given, losses, with_pid, identified = CASES[name]
     out = truthdata.generate("vm-identity-%s" % name, ["--seed", 700 + index] + BASE + args)
-    traces = traces_without_vmsync(out, stripped)
+    traces = ctf_traces(out, losses)
     correlate = dict(correlate)
     if given:
         correlate["transforms"] = (transforms(out, given),)
     qemu = {m["machine"]: m["qemu_pid"] for m in truthdata.machines(out)
             if m["role"] == "guest"}
     problems = []
-    pids = host_pids(out, traces, correlate)
+    found = identities(out, traces, correlate)
+    pids = {guest: found.get(guest, (None, None))[0] for guest in ALL}
     want = {guest: qemu[guest] if guest in with_pid else None for guest in ALL}
-    if {guest: pids.get(guest) for guest in ALL} != want:
+    if pids != want:
         problems.append("vm_host_pid %r, want %r" % (pids, want))
+    for guest, what in losses.items():
+        # The guest that traced little is synchronized by TCP all the same.
+        if what == "sparse" and found.get(guest, (None, None))[1] != "tcp":
+            problems.append("%s: vm_sync_method %r, want tcp" % (guest, found.get(guest)))
     modes, warnings = check_modes(name, out, traces, [("filter.vm.correlate", correlate),
                                                       ("filter.vm.state", {})])
     unknown = [w for w in warnings if "runs a vCPU of a VM that no trace identifies" in w]
