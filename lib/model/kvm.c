@@ -55,7 +55,7 @@ struct kvm_model {
 	 */
 	GHashTable *resolved;
 	uint64_t generation;
-	/* What rules 1 and 2 leave, as of leftovers_generation (rule 4). */
+	/* What rules 1 and 2 leave (rule 4), counted again after a change. */
 	struct kvm_leftovers *leftovers;
 	/*
 	 * In front of vcpu_threads (every kvm event) and resolved (every mode
