@@ -47,12 +47,16 @@ struct kvm_model {
 	GHashTable *uid_guest;
 	/* QEMU pid -> gint64 guest machine (parameter vm-pids). */
 	GHashTable *pid_guest;
+	/* Guests whose own vm_host_pid vm-pids gave to another: no guess (rule 4). */
+	struct vm_machine_set refused;
 	/*
 	 * Host thread id -> struct resolved_vm: the answer of vm_of_thread()
 	 * is recomputed only after something it depends on was learnt.
 	 */
 	GHashTable *resolved;
 	uint64_t generation;
+	/* What rules 1 and 2 leave (rule 4), counted again after a change. */
+	struct kvm_leftovers *leftovers;
 	/*
 	 * In front of vcpu_threads (every kvm event) and resolved (every mode
 	 * change): their entries are never removed and their values are
@@ -83,6 +87,17 @@ static void *cached_lookup(struct kvm_cache_entry *cache, GHashTable *table,
 	return value;
 }
 
+/*
+ * The guests and the processes with vCPU threads that neither a vm_uid
+ * (rule 1) nor a pid (rule 2) pairs, for the elimination rule (rule 4).
+ */
+struct kvm_leftovers {
+	uint64_t generation;     /* of the model, when they were counted */
+	GArray *guests;          /* int64_t machines, ascending */
+	unsigned int processes;
+	int64_t pid;             /* the one process left, -1 unless one */
+};
+
 struct resolved_vm {
 	int64_t vm;
 	bool tentative;
@@ -102,7 +117,12 @@ static void *kvm_create(void)
 	kvm->thread_uid = vm_int64_table_new(g_free);
 	kvm->uid_guest = vm_int64_table_new(g_free);
 	kvm->pid_guest = vm_int64_table_new(g_free);
+	vm_machine_set_init(&kvm->refused);
 	kvm->resolved = vm_int64_table_new(g_free);
+	kvm->leftovers = g_new0(struct kvm_leftovers, 1);
+	kvm->leftovers->guests = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	/* Counted at the first question. */
+	kvm->leftovers->generation = UINT64_MAX;
 	return kvm;
 }
 
@@ -120,7 +140,10 @@ static void kvm_destroy(void *data)
 	g_hash_table_destroy(kvm->thread_uid);
 	g_hash_table_destroy(kvm->uid_guest);
 	g_hash_table_destroy(kvm->pid_guest);
+	vm_machine_set_fini(&kvm->refused);
 	g_hash_table_destroy(kvm->resolved);
+	g_array_free(kvm->leftovers->guests, TRUE);
+	g_free(kvm->leftovers);
 	g_free(kvm);
 }
 
@@ -139,6 +162,16 @@ static void kvm_set_vm_pid(void *data, unsigned int guest_machine, int64_t pid)
 	kvm_add_machine(kvm, guest_machine);
 	vm_int64_table_insert(kvm->pid_guest, pid, vm_int64_box(guest_machine));
 	kvm->generation++;
+}
+
+static void kvm_set_vm_pid_refused(void *data, unsigned int guest_machine, int64_t pid)
+{
+	struct kvm_model *kvm = data;
+
+	(void) pid;
+	kvm_add_machine(kvm, guest_machine);
+	if (vm_machine_set_add(&kvm->refused, guest_machine))
+		kvm->generation++;
 }
 
 static bool kvm_needs_thread(const struct vm_event *event)
@@ -475,9 +508,116 @@ static int64_t vm_from_single_guest(const struct kvm_model *kvm, int64_t tid)
 	return single_guest(kvm);
 }
 
+static gint compare_int64(gconstpointer a, gconstpointer b)
+{
+	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
 /*
- * Rule 3 is a guess: a second QEMU process with vCPU threads, seen later,
- * would make it wrong.
+ * The processes of the vCPU threads seen so far, split by whether rule 1
+ * or 2 names their guest (`identified` collects those guests). Asked
+ * through the rules themselves, so that a guest counts as identified only
+ * once a process with vCPU threads is its own.
+ */
+static void split_vcpu_processes(const struct kvm_model *kvm, GHashTable *claimed,
+		GHashTable *unclaimed, GHashTable *identified)
+{
+	GHashTableIter iter;
+	gpointer key;
+
+	g_hash_table_iter_init(&iter, kvm->vcpu_threads);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		int64_t tid = *(gint64 *) key;
+		int64_t pid = pid_of(kvm, tid);
+		int64_t vm = vm_from_vmsync(kvm, tid);
+
+		if (vm == VM_MODEL_UNKNOWN)
+			vm = vm_from_pids(kvm, tid);
+		if (vm == VM_MODEL_UNKNOWN) {
+			g_hash_table_add(unclaimed, vm_int64_box(pid));
+			continue;
+		}
+		g_hash_table_add(claimed, vm_int64_box(pid));
+		g_hash_table_add(identified, GUINT_TO_POINTER((guint) vm + 1));
+	}
+}
+
+/* Counts the leftovers anew (rule 4). */
+static void count_leftovers(const struct kvm_model *kvm, struct kvm_leftovers *left)
+{
+	GHashTable *claimed = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	GHashTable *unclaimed = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+		NULL);
+	GHashTable *identified = g_hash_table_new(g_direct_hash, g_direct_equal);
+	GHashTableIter iter;
+	gpointer key;
+
+	split_vcpu_processes(kvm, claimed, unclaimed, identified);
+	g_array_set_size(left->guests, 0);
+	g_hash_table_iter_init(&iter, kvm->machines.table);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		int64_t machine = GPOINTER_TO_UINT(key);
+
+		if (machine != kvm->host && !g_hash_table_contains(identified,
+				GUINT_TO_POINTER((guint) machine + 1)))
+			g_array_append_val(left->guests, machine);
+	}
+	g_array_sort(left->guests, compare_int64);
+	left->processes = 0;
+	left->pid = -1;
+	g_hash_table_iter_init(&iter, unclaimed);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		/* A process some of whose threads are claimed is no leftover. */
+		if (g_hash_table_contains(claimed, key))
+			continue;
+		left->processes++;
+		left->pid = *(gint64 *) key;
+	}
+	if (left->processes != 1)
+		left->pid = -1;
+	g_hash_table_destroy(claimed);
+	g_hash_table_destroy(unclaimed);
+	g_hash_table_destroy(identified);
+	left->generation = kvm->generation;
+}
+
+/*
+ * The leftovers as of what was learnt so far: counted again only after
+ * something was learnt (a cache, behind the const of the questions).
+ */
+static const struct kvm_leftovers *leftovers_of(const struct kvm_model *kvm)
+{
+	if (kvm->leftovers->generation != kvm->generation)
+		count_leftovers(kvm, kvm->leftovers);
+	return kvm->leftovers;
+}
+
+/*
+ * Rule 4, elimination: when every guest but one is identified (rules 1
+ * and 2) and every process with vCPU threads but one is some guest's, the
+ * guest and the process left belong together. Rule 3 is its case with no
+ * guest identified.
+ */
+static int64_t vm_from_elimination(const struct kvm_model *kvm, int64_t tid)
+{
+	const struct kvm_leftovers *left;
+
+	if (kvm->host == VM_MODEL_UNKNOWN ||
+			!vm_int64_table_lookup(kvm->vcpu_threads, tid))
+		return VM_MODEL_UNKNOWN;
+	left = leftovers_of(kvm);
+	if (left->guests->len != 1 || left->pid < 0 || left->pid != pid_of(kvm, tid) ||
+			vm_machine_set_contains(&kvm->refused,
+				(unsigned int) g_array_index(left->guests, int64_t, 0)))
+		return VM_MODEL_UNKNOWN;
+	return g_array_index(left->guests, int64_t, 0);
+}
+
+/*
+ * Rules 3 and 4 are guesses: another QEMU process with vCPU threads, seen
+ * later, would make them wrong.
  */
 static int64_t resolve_vm(const struct kvm_model *kvm, int64_t tid,
 		bool *tentative)
@@ -487,10 +627,12 @@ static int64_t resolve_vm(const struct kvm_model *kvm, int64_t tid,
 	*tentative = false;
 	if (vm == VM_MODEL_UNKNOWN)
 		vm = vm_from_pids(kvm, tid);
-	if (vm == VM_MODEL_UNKNOWN) {
-		vm = vm_from_single_guest(kvm, tid);
-		*tentative = vm != VM_MODEL_UNKNOWN;
-	}
+	if (vm != VM_MODEL_UNKNOWN)
+		return vm;
+	vm = vm_from_single_guest(kvm, tid);
+	if (vm == VM_MODEL_UNKNOWN)
+		vm = vm_from_elimination(kvm, tid);
+	*tentative = vm != VM_MODEL_UNKNOWN;
 	return vm;
 }
 
@@ -516,6 +658,22 @@ static int64_t kvm_vm_of_thread(void *data, int64_t tid, bool *tentative)
 	return resolved->vm;
 }
 
+static unsigned int kvm_unidentified(void *data, GArray *guests)
+{
+	const struct kvm_model *kvm = data;
+	const struct kvm_leftovers *left;
+
+	if (kvm->host == VM_MODEL_UNKNOWN)
+		return 0;
+	left = leftovers_of(kvm);
+	for (guint i = 0; i < left->guests->len; i++) {
+		unsigned int guest = (unsigned int) g_array_index(left->guests, int64_t, i);
+
+		g_array_append_val(guests, guest);
+	}
+	return left->processes;
+}
+
 const struct vm_model_class vm_model_kvm = {
 	.name = "kvm",
 	.description = "Linux KVM with QEMU: vCPU threads emit kvm_entry/kvm_exit "
@@ -524,6 +682,7 @@ const struct vm_model_class vm_model_kvm = {
 	.destroy = kvm_destroy,
 	.add_machine = kvm_add_machine,
 	.set_vm_pid = kvm_set_vm_pid,
+	.set_vm_pid_refused = kvm_set_vm_pid_refused,
 	.needs_thread = kvm_needs_thread,
 	.learn = kvm_learn,
 	.host = kvm_host,
@@ -532,4 +691,5 @@ const struct vm_model_class vm_model_kvm = {
 	.set_role = kvm_set_role,
 	.transition = kvm_transition,
 	.vm_of_thread = kvm_vm_of_thread,
+	.unidentified = kvm_unidentified,
 };

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <glib.h>
 
 #include "event.h"
 
@@ -74,6 +75,14 @@ struct vm_model_class {
 	void (*set_vm_pid)(void *model, unsigned int guest_machine, int64_t pid);
 
 	/*
+	 * Optional: something named process `pid` as the VM `guest_machine`
+	 * (correlate's `vm_host_pid`) but the user gives that process to
+	 * another guest. The guest's own evidence then contradicts any guess:
+	 * the model must not guess its process.
+	 */
+	void (*set_vm_pid_refused)(void *model, unsigned int guest_machine, int64_t pid);
+
+	/*
 	 * Whether learn() and transition() need the thread that emitted the
 	 * event (the current thread of its CPU). The state machine holds such
 	 * events back until it knows that thread.
@@ -124,6 +133,14 @@ struct vm_model_class {
 	 * (the state machine then keeps looking ahead before relying on it).
 	 */
 	int64_t (*vm_of_thread)(void *model, int64_t tid, bool *tentative);
+
+	/*
+	 * Optional (NULL: the model cannot tell), for warnings: appends to
+	 * `guests` (a GArray of unsigned int) the guest machines that nothing
+	 * learnt so far maps to a host process, and returns how many host
+	 * processes with vCPU threads no guest is mapped to.
+	 */
+	unsigned int (*unidentified)(void *model, GArray *guests);
 };
 
 /* A model instance: its class and its state. */

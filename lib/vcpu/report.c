@@ -143,6 +143,72 @@ static bool claim(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread,
 	return true;
 }
 
+/*
+ * Which guests stay unknown and why, as far as the model tells (g_free
+ * it): a sentence for the warning of a vCPU thread without VM.
+ */
+static char *unidentified_text(struct vm_vcpu_tracker *tracker)
+{
+	const struct vm_model *model = tracker->model;
+	GArray *guests;
+	GString *text;
+	unsigned int processes;
+
+	if (!model->cls->unidentified)
+		return g_strdup("");
+	guests = g_array_new(FALSE, FALSE, sizeof(unsigned int));
+	processes = model->cls->unidentified(model->data, guests);
+	if (guests->len == 0) {
+		g_array_free(guests, TRUE);
+		return g_strdup(" Every guest traced is identified: the thread "
+			"runs a VM whose trace is not given.");
+	}
+	text = g_string_new(guests->len == 1 ? " Not identified: guest " :
+		" Not identified: guests ");
+	for (guint i = 0; i < guests->len; i++) {
+		char *name = vcpu_machine_name(tracker, g_array_index(guests,
+			unsigned int, i));
+
+		g_string_append_printf(text, "%s%s", i ? ", " : "", name);
+		g_free(name);
+	}
+	g_string_append_printf(text, " (no vmsync event names %s QEMU process, "
+		"nor a `vm-pids` entry, nor a `vm_host_pid` from filter.vm.correlate; ",
+		guests->len == 1 ? "its" : "their");
+	if (guests->len == 1 && processes == 1)
+		/* What keeps the elimination rule from pairing the two left. */
+		g_string_append(text, "its own `vm_host_pid` names a process that "
+			"`vm-pids` gives to another guest, so the one process left is not "
+			"taken for it).");
+	else
+		g_string_append_printf(text, "%u host process%s with vCPU threads %s "
+			"left for %s, so elimination cannot tell which runs which).",
+			processes, processes == 1 ? "" : "es", processes == 1 ? "is" : "are",
+			guests->len == 1 ? "it" : "them");
+	g_array_free(guests, TRUE);
+	return g_string_free(text, FALSE);
+}
+
+/* A vCPU thread whose VM nothing identifies (once per host). */
+static void warn_no_vm(struct vm_vcpu_tracker *tracker, int64_t tid)
+{
+	const struct vm_model *model = tracker->model;
+	unsigned int host = (unsigned int) model->cls->host(model->data);
+	char *unidentified;
+
+	/* Asked for each change of the thread: the text is made once. */
+	if (vcpu_warned(tracker, VM_VCPU_WARN_NO_VM, host))
+		return;
+	unidentified = unidentified_text(tracker);
+	vcpu_warn(tracker, VM_VCPU_WARN_NO_VM, host,
+		"Host thread %" PRId64 " runs a vCPU of a VM that no "
+		"trace identifies: its modes are not reported.%s Give the "
+		"guest's trace (with vmsync events) or map the guest to "
+		"its QEMU process with parameter `vm-pids`.",
+		tid, unidentified);
+	g_free(unidentified);
+}
+
 /* The VM of the change's thread, VM_MODEL_UNKNOWN (warned) if none. */
 static int64_t vm_of_change(struct vm_vcpu_tracker *tracker,
 		const struct pending_change *change)
@@ -153,13 +219,7 @@ static int64_t vm_of_change(struct vm_vcpu_tracker *tracker,
 		&tentative);
 
 	if (vm == VM_MODEL_UNKNOWN)
-		vcpu_warn(tracker, VM_VCPU_WARN_NO_VM,
-			(unsigned int) model->cls->host(model->data),
-			"Host thread %" PRId64 " runs a vCPU of a VM that no "
-			"trace identifies: its modes are not reported. Give the "
-			"guest's trace (with vmsync events) or map the guest to "
-			"its QEMU process with parameter `vm-pids`.",
-			change->tid);
+		warn_no_vm(tracker, change->tid);
 	else if (change->vcpu_id < 0)
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_VM,
 			(unsigned int) model->cls->host(model->data),

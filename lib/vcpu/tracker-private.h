@@ -270,6 +270,9 @@ char *vcpu_machine_name(const struct vm_vcpu_tracker *tracker,
 		unsigned int machine);
 void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 		unsigned int machine, const char *format, ...) G_GNUC_PRINTF(4, 5);
+/* Whether that warning was given already (a costly message need not be made). */
+bool vcpu_warned(const struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
+		unsigned int machine);
 
 /* lookahead.c */
 void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything);

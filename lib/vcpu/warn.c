@@ -12,6 +12,13 @@ char *vcpu_machine_name(const struct vm_vcpu_tracker *tracker,
 	return g_strdup_printf("#%u", machine);
 }
 
+bool vcpu_warned(const struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
+		unsigned int machine)
+{
+	return vm_int64_table_lookup(tracker->warned,
+		vm_int64_pair((unsigned int) kind, machine)) != NULL;
+}
+
 /*
  * A trace can repeat the same oddity millions of times: the user needs to
  * hear about it once per kind and machine, not once per event.

@@ -173,6 +173,40 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 	g_free(slope);
 	g_free(as_parameter);
 	g_free(transform);
+	if (info->host_pid >= 0) {
+		CORRELATE_LOGI(iter->log_level, iter->name,
+			"Machine `%s`: its QEMU is process %" PRId64 " of host `%s`, as its "
+			"vCPU fit tells (written as vm_host_pid, whatever method sets its "
+			"clock: filter.vm.state maps its vCPUs with it).", machine->name,
+			info->host_pid, iter->sync_host ? iter->sync_host->name : "(none)");
+	}
+}
+
+/*
+ * With `transforms`, nothing fits the vCPUs: the QEMU processes found this
+ * time, as filter.vm.state's parameter, keep the VMs identified.
+ */
+static void log_vm_pids(struct correlate_iter *iter)
+{
+	GString *pids = g_string_new(NULL);
+
+	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+		const struct machine_info *info = correlate_machine_info(iter, machine);
+
+		if (info->host_pid >= 0) {
+			g_string_append_printf(pids, "%s%s=%" PRId64, pids->len ? "," : "",
+				machine->name, info->host_pid);
+		}
+	}
+
+	if (pids->len > 0) {
+		CORRELATE_LOGI(iter->log_level, iter->name,
+			"With those transforms, no vCPU fit tells the guests' QEMU processes: "
+			"pass filter.vm.state vm-pids={%s} too.", pids->str);
+	}
+
+	g_string_free(pids, TRUE);
 }
 
 void correlate_log_summary(struct correlate_iter *iter)
@@ -195,6 +229,7 @@ void correlate_log_summary(struct correlate_iter *iter)
 		CORRELATE_LOGI(iter->log_level, iter->name,
 			"To skip the synchronization next time, pass: "
 			"reference=\"%s\",transforms={%s}", reference, all_transforms->str);
+		log_vm_pids(iter);
 	}
 
 	g_string_free(all_transforms, TRUE);

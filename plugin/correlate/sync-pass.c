@@ -246,6 +246,8 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 	enum correlate_sync_method wanted = iter->comp->params.sync;
 	unsigned int i;
 
+	/* Who runs whom is known apart from whose clock the fit sets. */
+	correlate_vcpu_note_identities(iter, by_vcpu->fits, by_vcpu->fit_count);
 	for (i = 0; i < machine_table_count(iter->machines); i++) {
 		struct machine *machine = machine_table_at(iter->machines, i);
 		struct machine_info *info = correlate_machine_info(iter, machine);
@@ -268,9 +270,6 @@ static void choose_results(struct correlate_iter *iter, const struct vm_sync_res
 				correlate_vcpu_has_path(iter, by_vcpu, machine)) {
 			/* Also before vmsync matches that all go one way: they fit no line. */
 			take_result(iter, info, &by_vcpu->results[sync_index[i]], "vcpu");
-			if (i < by_vcpu->fit_count && by_vcpu->fits[i].status == VM_VCPU_FIT_OK) {
-				info->host_pid = by_vcpu->fits[i].host_pid;
-			}
 		} else if (tcp && (tcp->quality != VM_SYNC_INCOMPLETE || !vmsync)) {
 			take_result(iter, info, tcp, "tcp");
 			correlate_warn_if_no_line(iter, machine);

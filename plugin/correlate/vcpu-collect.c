@@ -331,6 +331,15 @@ static void apply_guest_event(struct correlate_iter *iter, struct machine *machi
 		return;
 	}
 
+	/*
+	 * Read once, a guest whose clock is given (transforms) shares the
+	 * tries of the others, for its QEMU; once none is left, nothing reads
+	 * its events any more.
+	 */
+	if (iter->onepass && iter->vcpu_collector->needing == 0) {
+		return;
+	}
+
 	if (info->vcpu_guest_events % NEED_CHECK_EVENTS == NEED_CHECK_EVENTS - 1 &&
 			correlate_vcpu_may_use(iter, machine) && vmsync_reaches(iter, machine)) {
 		correlate_vcpu_guest_done(iter, machine, false);

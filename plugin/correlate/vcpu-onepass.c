@@ -163,6 +163,22 @@ static void route_intervals(struct correlate_iter *iter, int64_t frontier)
 	}
 }
 
+/*
+ * A guest that a fit on less of the trace gave `process` (its data gone
+ * since: another method synchronized it) loses it to the guest now fitted
+ * and followed with it: one process runs one guest.
+ */
+static void drop_identity(struct correlate_iter *iter, int64_t process)
+{
+	for (guint i = 0; i < iter->infos->len; i++) {
+		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		if (info && !info->vcpu_follow && info->host_pid == process) {
+			info->host_pid = -1;
+		}
+	}
+}
+
 bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *machine,
 		int64_t frontier, struct vm_vcpu_fit *fit)
 {
@@ -187,6 +203,8 @@ bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *mac
 	vm_vcpu_align_keep_piecewise(iter->by_vcpu);
 	vm_vcpu_align_solve(iter->by_vcpu, count, fits);
 	*fit = fits[machine->index];
+	/* The other guests' fits name their QEMU too, whatever sets their clocks. */
+	correlate_vcpu_note_identities(iter, fits, count);
 	g_free(fits);
 	if (fit->status == VM_VCPU_FIT_OK && follower_of(iter, fit->host_pid) >= 0) {
 		/*
@@ -202,6 +220,7 @@ bool correlate_vcpu_onepass_try(struct correlate_iter *iter, struct machine *mac
 
 	info->vcpu_online = vm_sync_online_create();
 	follow = vm_vcpu_follow_create(iter->by_vcpu, machine->index, fit, info->vcpu_online);
+	drop_identity(iter, fit->host_pid);
 	info->host_pid = fit->host_pid;
 	/* From now on its events go to the follower (vcpu-collect.c). */
 	correlate_vcpu_guest_done(iter, machine, true);
@@ -256,10 +275,8 @@ void correlate_vcpu_onepass_reset(struct correlate_iter *iter)
 			continue;
 		}
 
-		if (info->vcpu_follow) {
-			info->host_pid = -1;
-		}
-
+		/* Found again when read again. */
+		info->host_pid = -1;
 		vm_vcpu_follow_destroy(info->vcpu_follow);
 		vm_sync_online_destroy(info->vcpu_online);
 		info->vcpu_follow = NULL;

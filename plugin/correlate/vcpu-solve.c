@@ -72,6 +72,43 @@ bool correlate_vcpu_has_path(const struct correlate_iter *iter,
 		solution->results[iter->sync_index[machine->index]].parent >= 0;
 }
 
+/* Whether a guest other than `self` has `pid` as its QEMU process. */
+static bool pid_taken(struct correlate_iter *iter, int64_t pid, const struct machine_info *self)
+{
+	for (guint i = 0; i < iter->infos->len; i++) {
+		const struct machine_info *info = g_ptr_array_index(iter->infos, i);
+
+		if (info && info != self && info->host_pid == pid) {
+			return true;
+		}
+	}
+
+	return false;
+}
+
+void correlate_vcpu_note_identities(struct correlate_iter *iter,
+		const struct vm_vcpu_fit *fits, unsigned int count)
+{
+	for (unsigned int i = 0; i < count && i < machine_table_count(iter->machines); i++) {
+		struct machine *machine = machine_table_at(iter->machines, i);
+		struct machine_info *info = correlate_machine_info(iter, machine);
+		const struct vm_vcpu_fit *fit = &fits[i];
+
+		/* A guest followed has the process its clock was fitted with. */
+		if (machine == iter->sync_host || info->vcpu_follow) {
+			continue;
+		}
+
+		if (fit->status == VM_VCPU_FIT_AMBIGUOUS || fit->status == VM_VCPU_FIT_TAKEN) {
+			/* More of the trace (read once) puts in doubt what less of it said. */
+			info->host_pid = -1;
+		} else if (fit->status == VM_VCPU_FIT_OK && info->host_pid < 0 &&
+				fit->host_pid >= 0 && !pid_taken(iter, fit->host_pid, info)) {
+			info->host_pid = fit->host_pid;
+		}
+	}
+}
+
 static const char *host_name(const struct correlate_iter *iter)
 {
 	return iter->sync_host ? iter->sync_host->name : "(none)";

@@ -44,6 +44,18 @@ char *correlate_vcpu_failure(struct correlate_iter *iter,
 		const struct vcpu_solution *solution, struct machine *machine);
 
 /*
+ * Identity apart from time: each guest whose fit in `fits` (by machine
+ * index, `count` of them) is OK, and so names its QEMU process without
+ * doubt, gets that process as `host_pid` (written as `vm_host_pid`),
+ * whatever method sets its clock; a process that another guest has
+ * already is not given twice. A guest whose fit is ambiguous or taken
+ * loses the one a fit on less of the trace gave it (read once). Guests
+ * followed by the vCPU method keep theirs.
+ */
+void correlate_vcpu_note_identities(struct correlate_iter *iter,
+		const struct vm_vcpu_fit *fits, unsigned int count);
+
+/*
  * Why `fit` (not OK) of guest `machine` failed, with what would help, for
  * the no-sync warning (g_free it); naming the losses when the host or the
  * guest lost events (vcpu-losses.h).

@@ -486,6 +486,10 @@ static void apply_env_host_pid(struct state_iterator *it, unsigned int machine)
 			"filter.vm.correlate) gives QEMU process %" PRId64 ", which "
 			"parameter `vm-pids` gives to `%s`: using the parameter's.",
 			name ? name : "?", m->host_pid, other);
+		/* Its own evidence names another process: no guess for it either. */
+		if (it->model->cls->set_vm_pid_refused)
+			it->model->cls->set_vm_pid_refused(it->model->data, machine,
+				m->host_pid);
 		return;
 	}
 	it->model->cls->set_vm_pid(it->model->data, machine, m->host_pid);
