@@ -238,17 +238,6 @@ static void learn_vcpu_thread(struct kvm_model *kvm,
 			event->u.kvm_exit.vcpu_id, event->ts, &kvm->conflict);
 }
 
-/* QEMU names its vCPU threads `CPU <n>/KVM`: a number when nothing else gives one. */
-static void learn_thread_name(struct kvm_model *kvm, const struct vm_event *event)
-{
-	if (event->kind == VM_EVENT_STATEDUMP_PROCESS)
-		vm_vcpu_numbers_name(kvm->numbers, event->machine,
-			event->u.statedump.tid, event->u.statedump.name);
-	else
-		vm_vcpu_numbers_name(kvm->numbers, event->machine,
-			event->u.fork.child_tid, event->u.fork.child_comm);
-}
-
 static struct host_evidence *evidence_of(struct kvm_model *kvm,
 		unsigned int machine)
 {
@@ -360,7 +349,8 @@ static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
 	case VM_EVENT_PROCESS_FORK:
 		if (vm_processes_learn(kvm->processes, event))
 			kvm->generation++;
-		learn_thread_name(kvm, event);
+		/* QEMU's `CPU <n>/KVM`: a number when nothing else gives one. */
+		vm_vcpu_numbers_learn_name(kvm->numbers, event);
 		break;
 	default:
 		break;

@@ -229,6 +229,17 @@ void vm_vcpu_numbers_name(struct vm_vcpu_numbers *numbers, unsigned int machine,
 	numbers->generation++;
 }
 
+void vm_vcpu_numbers_learn_name(struct vm_vcpu_numbers *numbers,
+		const struct vm_event *event)
+{
+	if (event->kind == VM_EVENT_STATEDUMP_PROCESS)
+		vm_vcpu_numbers_name(numbers, event->machine, event->u.statedump.tid,
+			event->u.statedump.name);
+	else if (event->kind == VM_EVENT_PROCESS_FORK)
+		vm_vcpu_numbers_name(numbers, event->machine, event->u.fork.child_tid,
+			event->u.fork.child_comm);
+}
+
 bool vm_vcpu_numbers_exits_have_ids(const struct vm_vcpu_numbers *numbers,
 		unsigned int machine)
 {

@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "event.h"
+
 /* Entry ids at or above this are not taken for vCPU numbers (KVM's limit). */
 #define VM_VCPU_NUMBER_LIMIT 4096
 
@@ -76,6 +78,13 @@ bool vm_vcpu_numbers_exit(struct vm_vcpu_numbers *numbers, unsigned int machine,
 /* A name of thread `tid` (state dump, fork): QEMU's `CPU <n>/KVM` counts. */
 void vm_vcpu_numbers_name(struct vm_vcpu_numbers *numbers, unsigned int machine,
 		int64_t tid, const char *name);
+
+/*
+ * The thread name a state dump or fork event gives (its machine's), other
+ * events nothing: vm_vcpu_numbers_name() of it.
+ */
+void vm_vcpu_numbers_learn_name(struct vm_vcpu_numbers *numbers,
+		const struct vm_event *event);
 
 /* The number of `n` in a name `CPU <n>/KVM`, -1 for any other name. */
 int64_t vm_vcpu_number_of_name(const char *name);

@@ -120,16 +120,6 @@ static void number_exit(struct vcpu_collector *collector, const struct vm_event 
 			event->u.kvm_exit.vcpu_id, event->ts, NULL);
 }
 
-static void learn_name(struct vcpu_collector *collector, const struct vm_event *event)
-{
-	if (event->kind == VM_EVENT_STATEDUMP_PROCESS)
-		vm_vcpu_numbers_name(collector->numbers, collector->host,
-			event->u.statedump.tid, event->u.statedump.name);
-	else
-		vm_vcpu_numbers_name(collector->numbers, collector->host,
-			event->u.fork.child_tid, event->u.fork.child_comm);
-}
-
 int64_t correlate_vcpu_number(struct vcpu_collector *collector,
 		const struct vm_guest_mode_interval *interval, int64_t pid)
 {
@@ -162,7 +152,7 @@ static void apply_host_event(struct vcpu_collector *collector, const struct vm_e
 	case VM_EVENT_STATEDUMP_PROCESS:
 	case VM_EVENT_PROCESS_FORK:
 		vm_processes_learn(collector->processes, event);
-		learn_name(collector, event);
+		vm_vcpu_numbers_learn_name(collector->numbers, event);
 		break;
 	default:
 		break;
@@ -213,7 +203,8 @@ static struct vm_fifo *deferred_queue(struct vcpu_collector *collector, guint up
 
 /*
  * A note outlives its message: the names it keeps must too. Only QEMU's
- * vCPU thread names matter (learn_name()), a bounded set: interned.
+ * vCPU thread names matter (vm_vcpu_numbers_learn_name()), a bounded
+ * set: interned.
  */
 static const char *lasting_name(const char *name)
 {
