@@ -480,6 +480,21 @@ static bool reads_on(const struct msg_time *time, int64_t first)
 }
 
 /*
+ * src.ctf.fs gives its stream beginnings no time; a seek to a time gives
+ * those it recreates that time. Noted for the error that a machine left
+ * unsynchronized then gets (onepass.c): the cut may have dropped what
+ * would have synchronized it.
+ */
+static void note_cut(struct correlate_iter *iter, const struct msg_time *time)
+{
+	if (time->type == BT_MESSAGE_TYPE_STREAM_BEGINNING && time->has_time &&
+			!iter->input_cut) {
+		iter->input_cut = true;
+		iter->input_cut_ns = time->ns;
+	}
+}
+
+/*
  * Reads each upstream up to its first timed message (or its end), then on
  * while reads_on() says so (what it reads on waits in `pending` too).
  */
@@ -516,6 +531,7 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 			pending.msg = msg;
 			g_array_append_val(iter->pending, pending);
 			correlate_message_machine(iter, bound, msg, &time, &state);
+			note_cut(iter, &time);
 			if (bound->primed) {
 				settling = reads_on(&time, first);
 			} else if (time.has_time || (state && !state->has_clock)) {
