@@ -14,12 +14,13 @@ correlate (`-c filter.vm.correlate -c filter.utils.trimmer ... -c
 filter.vm.state`, the range in the reference's time base) and against the
 generator's truth:
 
-- vmsync (and TCP) sync, CLI convert form, --begin and --timerange: no warning
-  from correlate, and sink.vm.threads gives the same thread states and vCPU
-  modes as the trimmer after correlate, leaving out each thread's (vCPU's)
-  first interval, which the two cuts start at different times (each guest
-  is cut at B on its own clock), and with an end its last; the thread states
-  agree with the truth over the same time;
+- vmsync sync (the default workload), CLI convert form, --begin and
+  --timerange: no warning from correlate, and sink.vm.threads gives the same
+  thread states and vCPU modes as the trimmer after correlate, leaving out
+  each thread's (vCPU's) first interval, which the two cuts start at
+  different times (each guest is cut at B on its own clock), and with an end
+  the time after the earlier of the two end cuts of its machine; the thread
+  states agree with the truth over the same time;
 - the same from Python: TraceCollectionMessageIterator(begin=...) with
   correlate and state gives every host message at the same time as the
   graph with the trimmer after correlate, and every guest event within the
@@ -54,21 +55,22 @@ try:
 except ImportError:
     bt2 = None
 
-# The default shape (a host, two guests of two vCPUs, vmsync and TCP).
+# The default shape: a host, two guests of two vCPUs, vmsync (and TCP) messages.
 VMSYNC = ["--seed", 5, "--duration-ms", 100]
 # Stock KVM events only: a shape the vCPU method synchronizes untrimmed.
 STOCK = ["--seed", 4, "--guests", 2, "--vcpus", 2, "--host-cpus", 3,
          "--guest-offset-ns", -1000000, "--drift-ppm", 20, "--duration-ms", 150,
          "--vmsync-period-ms", 0, "--tcp-period-ms", 0]
 # Thread states after the first intervals: the two graphs' maps are fitted on
-# different matches (those after B only, or all), a few tens of ns apart.
-MIN_SAME_PERCENT = 99.99
+# different matches (those after B only, or all), a few tens of ns apart
+# (99.999% here; under valgrind, whose long double is a double, 99.995%).
+MIN_SAME_PERCENT = 99.98
 # Against the truth (vm-workload's own events, clocks within ~50 ns).
 MIN_TRUTH_PERCENT = 99.9
 # Python: a guest event's time in both graphs.
 TOLERANCE_NS = 1000
-CORRELATE_TROUBLE = ("first shows up", "keeps its own clock", "own clock",
-                     "cannot be synchronized", "no synchronization pair")
+CORRELATE_TROUBLE = ("first shows up", "own clock", "cannot be synchronized",
+                     "no synchronization pair")
 
 
 def bound(ns):
@@ -134,24 +136,42 @@ def write(directory, name, text):
     return path
 
 
-def partial_windows(paths, kind, with_end):
-    """{(machine, id): [(0, end of its first interval)] (+ [(begin of its
-    last, infinity)] WITH_END)}, the widest over the files of PATHS."""
-    first, last = {}, {}
+def partial_windows(paths, kind, cut_ends=None):
+    """{(machine, id): [(0, end of its first interval)]}, the latest over the
+    files of PATHS: before it, the thread (vCPU) is unknown or in a state
+    begun before a cut. With CUT_ENDS ({machine: true time of its earliest
+    end cut}), also [(that time, infinity)]: after a machine's cut its
+    threads stay in their last state, split by the host's vCPU modes."""
+    first = {}
     for path in paths:
         for key, records in itertools.groupby(truthcmp.sorted_records(
                 truthcmp.Reader(path, kind)), key=lambda r: (r[0], r[1])):
-            records = list(records)
-            first[key] = max(first.get(key, 0), records[0][3])
-            last[key] = min(last.get(key, 2 ** 63), records[-1][2])
+            first[key] = max(first.get(key, 0), next(records)[3])
     windows = {}
     for key, end in first.items():
         windows[key] = [(0, end)]
-        if with_end and last[key] > end:
-            windows[key].append((last[key], 2 ** 63))
-        elif with_end:
-            windows[key] = [(0, 2 ** 63)]
+        if cut_ends is not None:
+            cut = cut_ends[key[0]]
+            windows[key] = [(0, 2 ** 63)] if cut <= end else [(0, end), (cut, 2 ** 63)]
     return windows
+
+
+def clip(text, ends):
+    """The CSV TEXT without the rows that begin after their machine's end in
+    ENDS (a guest cut later on its own clock has more after the other cut)."""
+    if ends is None:
+        return text
+    lines = text.splitlines(True)
+    return "".join(lines[:1] + [line for line, row in zip(lines[1:], csv.DictReader(lines))
+                                if int(row["begin_ns"]) < ends[row["machine"]]])
+
+
+def cut_ends(out, end):
+    """{machine: the true time of the earlier of the two end cuts}: the
+    trimmer after correlate cuts at END in the reference's (the host's, the
+    truth's) time, the one before it at END on each machine's own clock."""
+    return {machine: min(end, int(slope * end + offset))
+            for machine, (slope, offset) in truthdata.timemap(out).items()}
 
 
 def known_only(truth_path, kind, windows):
@@ -179,14 +199,17 @@ def check_cli(name, out, traces, begin, end):
     form = "--begin" if end is None else "--timerange"
     directory = tempfile.mkdtemp(prefix="vm-begin-")
     try:
-        for what, kind in (("threads", truthcmp.THREADS), ("vcpus", truthcmp.VCPUS)):
+        whats = (("threads", truthcmp.THREADS), ("vcpus", truthcmp.VCPUS))
+        # Valgrind: the vCPU modes run the same code of correlate again.
+        for what, kind in whats[:1] if vmtest.under_valgrind() else whats:
             label = "%s, %s, %s" % (name, form, what)
+            ends = None if end is None else cut_ends(out, end)
             before = run_before(traces, begin, end, what)
             check_quiet(before, label)
-            before_path = write(directory, "before-" + what, before.stdout)
-            after_path = write(directory, "after-" + what, run_after(traces, begin, end,
-                                                                     what).stdout)
-            windows = partial_windows([before_path, after_path], kind, end is not None)
+            before_path = write(directory, "before-" + what, clip(before.stdout, ends))
+            after_path = write(directory, "after-" + what,
+                               clip(run_after(traces, begin, end, what).stdout, ends))
+            windows = partial_windows([before_path, after_path], kind, ends)
             same = agreement(what, after_path, before_path, kind, windows, MIN_SAME_PERCENT,
                              label + ", against the trimmer after correlate")
             truth_path = os.path.join(out, "truth", what + ".csv")
@@ -356,7 +379,7 @@ def check_stock(name, out, traces, begin):
         path = write(directory, "fixed-threads", done.stdout)
         truth_path = os.path.join(out, "truth", "threads.csv")
         windows = known_only(truth_path, truthcmp.THREADS,
-                             partial_windows([path], truthcmp.THREADS, False))
+                             partial_windows([path], truthcmp.THREADS))
         truth = agreement("threads", truth_path, path, truthcmp.THREADS, windows,
                           MIN_TRUTH_PERCENT,
                           label + ", the suggested command against the truth")
