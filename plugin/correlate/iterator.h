@@ -196,6 +196,13 @@ struct correlate_iter {
 	bool keeps_time_base;
 	bool sync_pass_done;
 	bool summary_has_segments;   /* a machine's map has several segments */
+	/*
+	 * An input began with a stream beginning that has a time: the mark
+	 * of a seek to that time before correlate (filter.utils.trimmer, the
+	 * convert form's --begin), which dropped what came before (merge.c).
+	 */
+	bool input_cut;
+	int64_t input_cut_ns;     /* that time, ns from its clock's origin */
 
 	/* Sync pass. */
 	struct sync_event_reader *reader;

@@ -457,15 +457,57 @@ bt_message_iterator_class_next_method_status correlate_status_of(struct correlat
 	}
 }
 
-/* Reads each upstream up to its first timed message (or its end). */
+/*
+ * Whether prime() reads on past an upstream's first timed message `first`:
+ * a seek to a time before correlate (filter.utils.trimmer after the muxer,
+ * the convert form's --begin) recreates the stream and packet beginnings
+ * of every stream under way then, and they all carry that time, where
+ * src.ctf.fs's own stream beginnings carry none and the muxer gives them
+ * all first. Stopping at the first of them would leave the machines of
+ * the next ones unknown until synchronization is set up: they would join
+ * "late" and keep their own clocks. Messages at the first time read on
+ * too: the muxer may put an event of that time among those beginnings.
+ * Anything else stops it (a stream without a clock at its first event).
+ */
+static bool reads_on(const struct msg_time *time, int64_t first)
+{
+	if (time->type == BT_MESSAGE_TYPE_STREAM_BEGINNING ||
+			time->type == BT_MESSAGE_TYPE_PACKET_BEGINNING) {
+		return true;
+	}
+
+	return time->has_time && time->ns <= first;
+}
+
+/*
+ * src.ctf.fs gives its stream beginnings no time; a seek to a time gives
+ * those it recreates that time. Noted for the error that a machine left
+ * unsynchronized then gets (onepass.c): the cut may have dropped what
+ * would have synchronized it.
+ */
+static void note_cut(struct correlate_iter *iter, const struct msg_time *time)
+{
+	if (time->type == BT_MESSAGE_TYPE_STREAM_BEGINNING && time->has_time &&
+			!iter->input_cut) {
+		iter->input_cut = true;
+		iter->input_cut_ns = time->ns;
+	}
+}
+
+/*
+ * Reads each upstream up to its first timed message (or its end), then on
+ * while reads_on() says so (what it reads on waits in `pending` too).
+ */
 static bt_message_iterator_class_next_method_status prime(struct correlate_iter *iter)
 {
 	guint i;
 
 	for (i = 0; i < iter->upstreams->len; i++) {
 		struct upstream_bound *bound = bound_at(iter, i);
+		bool settling = !bound->primed;
+		int64_t first = INT64_MIN;
 
-		while (!bound->primed && !bound->ended) {
+		while (settling && !bound->ended) {
 			const bt_message *msg;
 			struct msg_time time;
 			struct stream_state *state;
@@ -477,6 +519,11 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 				break;
 			}
 
+			if (status == UPSTREAM_AGAIN && bound->primed) {
+				/* Reading on is only for the beginnings already there. */
+				break;
+			}
+
 			if (status != UPSTREAM_OK) {
 				return correlate_status_of(iter, status, i);
 			}
@@ -484,7 +531,13 @@ static bt_message_iterator_class_next_method_status prime(struct correlate_iter 
 			pending.msg = msg;
 			g_array_append_val(iter->pending, pending);
 			correlate_message_machine(iter, bound, msg, &time, &state);
-			bound->primed = time.has_time || (state && !state->has_clock);
+			note_cut(iter, &time);
+			if (bound->primed) {
+				settling = reads_on(&time, first);
+			} else if (time.has_time || (state && !state->has_clock)) {
+				bound->primed = true;
+				first = time.has_time ? time.ns : INT64_MIN;
+			}
 		}
 	}
 

@@ -516,16 +516,13 @@ static const char *reference_name(struct correlate_iter *iter)
 	return reference ? reference->name : "(none)";
 }
 
-static void warn_unsynchronized(struct correlate_iter *iter, const struct onepass_machine *op)
+/* Why `op`'s machine has no map, as a clause (freed by the caller). */
+static char *unsynchronized_reason(struct correlate_iter *iter, const struct onepass_machine *op)
 {
 	enum correlate_sync_method method = iter->comp->params.sync;
 	struct machine *machine = op->machine;
 	const char *without = trace_without_sync(iter, op);
 	char *reason, *vcpu_reason;
-
-	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
-		return;
-	}
 
 	/* What was missing, as a clause of the warning. */
 	reason = without ? g_strdup_printf("%s declares no vmsync or TCP event", without) :
@@ -551,6 +548,20 @@ static void warn_unsynchronized(struct correlate_iter *iter, const struct onepas
 		reason = both;
 	}
 
+	return reason;
+}
+
+static void warn_unsynchronized(struct correlate_iter *iter, const struct onepass_machine *op)
+{
+	enum correlate_sync_method method = iter->comp->params.sync;
+	struct machine *machine = op->machine;
+	char *reason;
+
+	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
+		return;
+	}
+
+	reason = unsynchronized_reason(iter, op);
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s` has no synchronization pair with the reference `%s` "
 		"(sync=\"%s\", inputs read once: %s): its times stay on its own "
@@ -564,6 +575,43 @@ static void warn_unsynchronized(struct correlate_iter *iter, const struct onepas
 			"pass sync=\"auto\" to use the other methods too)" :
 		"Trace the vmsync or TCP events on both machines, or the host's kvm_entry "
 			"and kvm_exit events and more guest activity", machine->name);
+	g_free(reason);
+}
+
+/*
+ * A machine left unsynchronized in inputs cut at a time before correlate
+ * (merge.c notes the cut): an error, not the warning. Each machine was cut
+ * on its own clock, and what synchronizes it may lie before the cut (the
+ * host's process list, which the vCPU method needs, is at the beginning
+ * of its trace); its times would come out milliseconds or more off. The
+ * trimmer after correlate cuts the synchronized output instead.
+ */
+static void fail_unsynchronized_after_cut(struct correlate_iter *iter,
+		const struct onepass_machine *op)
+{
+	char *reason = unsynchronized_reason(iter, op);
+	int64_t cut = iter->input_cut_ns;
+	/* The time as filter.utils.trimmer's `begin` takes it. */
+	char *begin = g_strdup_printf("%s%" PRId64 ".%09" PRId64, cut < 0 ? "-" : "",
+		cut < 0 ? -(cut / 1000000000) : cut / 1000000000,
+		cut < 0 ? -(cut % 1000000000) : cut % 1000000000);
+
+	ITER_ERROR(iter, "Machine `%s` cannot be synchronized with the reference `%s`"
+		"%s%s%s: its input was cut at %s (each machine on its own clock) by a "
+		"trimmer before filter.vm.correlate (the convert form's --begin or "
+		"--timerange, TraceCollectionMessageIterator's `begin`), and what "
+		"synchronizes it may be before that time (the host's process list at the "
+		"beginning of its trace, earlier vmsync or TCP messages). Put "
+		"filter.utils.trimmer after filter.vm.correlate instead (and after "
+		"filter.vm.state, which needs the beginning too), to cut the "
+		"synchronized output in the reference's time base: babeltrace2 TRACE... "
+		"--component=filter.vm.correlate [--component=filter.vm.state] "
+		"--component=filter.utils.trimmer --params='begin=\"%s\"' "
+		"--component=SINK (with an end: begin=\"%s\",end=\"END\"); in Python, "
+		"a bt2.Graph with the trimmer after those filters.", op->machine->name,
+		reference_name(iter), *reason ? " (" : "", reason, *reason ? ")" : "",
+		begin, begin, begin);
+	g_free(begin);
 	g_free(reason);
 }
 
@@ -651,8 +699,12 @@ static int64_t own_horizon(const struct correlate_iter *iter, const struct onepa
 	return op->has_read && op->last_read < horizon ? op->last_read : horizon;
 }
 
-/* The first formula: the best line, fixed up to the horizon of `frontier`. */
-static void decide(struct correlate_iter *iter, struct onepass_machine *op, int64_t frontier)
+/*
+ * The first formula: the best line, fixed up to the horizon of `frontier`.
+ * False, with an error cause, when there is none in inputs cut before
+ * correlate.
+ */
+static bool decide(struct correlate_iter *iter, struct onepass_machine *op, int64_t frontier)
 {
 	struct machine_info *info = correlate_machine_info(iter, op->machine);
 	const char *method = "none";
@@ -667,7 +719,7 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 		}
 
 		iter->onepass_fallback = true;
-		return;
+		return true;
 	}
 
 	op->decided = true;
@@ -677,9 +729,14 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 		correlate_vcpu_guest_done(iter, op->machine, false);
 	}
 
+	if (!online && iter->input_cut) {
+		fail_unsynchronized_after_cut(iter, op);
+		return false;
+	}
+
 	if (!online) {
 		warn_unsynchronized(iter, op);
-		return;
+		return true;
 	}
 
 	op->online = online;
@@ -698,6 +755,7 @@ static void decide(struct correlate_iter *iter, struct onepass_machine *op, int6
 	info->matches = first->matches;
 	op->announced = 1;
 	correlate_warn_if_no_line(iter, op->machine);
+	return true;
 }
 
 static int64_t horizon_of(const struct onepass_machine *op)
@@ -775,7 +833,9 @@ static bool advance(struct correlate_iter *iter, struct onepass_machine *op, int
 			return true;
 		}
 
-		decide(iter, op, frontier);
+		if (!decide(iter, op, frontier)) {
+			return false;
+		}
 	} else if (op->online) {
 		/*
 		 * Fixed at every step: the look-ahead's matches frame the line
@@ -1146,7 +1206,10 @@ bt_message_iterator_class_next_method_status correlate_onepass_finish(
 				}
 			}
 
-			decide(iter, op, INT64_MAX);
+			if (!decide(iter, op, INT64_MAX)) {
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			}
+
 			if (iter->onepass_fallback) {
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 			}
