@@ -13,6 +13,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "event.h"
@@ -99,6 +100,15 @@ struct vm_model_class {
 	 * (the state machine then keeps looking ahead before relying on it).
 	 */
 	int64_t (*vm_of_thread)(void *model, int64_t tid, bool *tentative);
+
+	/*
+	 * The host processes that have a thread seen running a vCPU so far,
+	 * each once, in increasing order, so that a `vm-pids` entry can be
+	 * checked against them. Returns their number; `*pids` is then an
+	 * array to g_free(), NULL when there is none. Optional (NULL): the
+	 * model cannot tell.
+	 */
+	size_t (*vcpu_processes)(void *model, int64_t **pids);
 };
 
 /* A model instance: its class and its state. */
