@@ -7,6 +7,9 @@
 #define CHECK_LOG(self_comp, level, ...) \
 	vm_log_comp((self_comp), (level), "filter.vm.state", __VA_ARGS__)
 
+/* How to record traces: doc/tracing.md, installed there (meson.build). */
+#define VM_TRACING_DOC "see doc/tracing.md, installed in " VM_DOC_DIR
+
 static bool contains(const int64_t *pids, size_t count, int64_t pid)
 {
 	size_t i;
@@ -70,4 +73,25 @@ void end_check_vm_pids(bt_self_component *self_comp, GHashTable *vm_pids,
 	g_list_free(names);
 	g_free(actual);
 	g_free(pids);
+}
+
+void end_check_host_vcpus(bt_self_component *self_comp,
+		const struct vm_model *model, const char *host_name,
+		unsigned int machine_count)
+{
+	int64_t *pids = NULL;
+
+	if (machine_count < 2 || !model->cls->vcpu_processes ||
+			model->cls->host(model->data) == VM_MODEL_UNKNOWN)
+		return;
+	if (model->cls->vcpu_processes(model->data, &pids) > 0) {
+		g_free(pids);
+		return;
+	}
+	CHECK_LOG(self_comp, BT_LOGGING_LEVEL_WARNING,
+		"Host `%s` ran no vCPU thread: its trace has no kvm_entry / "
+		"kvm_x86_entry event, so no vCPU mode is computed. Record the "
+		"host with kvm_x86_entry and kvm_x86_exit (" VM_TRACING_DOC
+		"; `lttng list -k | grep kvm_x86` shows whether the tracer has "
+		"them).", host_name);
 }

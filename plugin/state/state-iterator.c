@@ -925,6 +925,8 @@ static void end_checks(struct state_iterator *it)
 
 	end_check_vm_pids(it->component->self_comp,
 		it->component->params.vm_pids, it->model, host);
+	end_check_host_vcpus(it->component->self_comp, it->model, host,
+		machine_table_count(it->machines));
 }
 
 static bool end_of_input(struct state_iterator *it)
