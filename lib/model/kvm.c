@@ -664,6 +664,40 @@ static unsigned int kvm_unidentified(void *data, GArray *guests)
 	return left->processes;
 }
 
+/* The processes of the vCPU threads: what a vm-pids entry must name. */
+static size_t kvm_vcpu_processes(void *data, int64_t **pids)
+{
+	const struct kvm_model *kvm = data;
+	GArray *found = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	GHashTableIter iter;
+	gpointer key;
+	size_t count;
+	guint i;
+
+	if (kvm->host != VM_MODEL_UNKNOWN) {
+		g_hash_table_iter_init(&iter, kvm->vcpu_threads);
+		while (g_hash_table_iter_next(&iter, &key, NULL)) {
+			int64_t pid = pid_of(kvm, *(gint64 *) key);
+
+			g_array_append_val(found, pid);
+		}
+	}
+	g_array_sort(found, compare_int64);
+	/* Sorted: each process once. */
+	for (i = 0, count = 0; i < found->len; i++) {
+		int64_t pid = g_array_index(found, int64_t, i);
+
+		if (count == 0 || pid != g_array_index(found, int64_t, count - 1))
+			g_array_index(found, int64_t, count++) = pid;
+	}
+	*pids = NULL;
+	if (count == 0)
+		g_array_free(found, TRUE);
+	else
+		*pids = (int64_t *) (void *) g_array_free(found, FALSE);
+	return count;
+}
+
 const struct vm_model_class vm_model_kvm = {
 	.name = "kvm",
 	.description = "Linux KVM with QEMU: vCPU threads emit kvm_entry/kvm_exit "
@@ -682,4 +716,5 @@ const struct vm_model_class vm_model_kvm = {
 	.transition = kvm_transition,
 	.vm_of_thread = kvm_vm_of_thread,
 	.unidentified = kvm_unidentified,
+	.vcpu_processes = kvm_vcpu_processes,
 };

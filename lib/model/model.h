@@ -13,6 +13,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <glib.h>
 
@@ -141,6 +142,15 @@ struct vm_model_class {
 	 * processes with vCPU threads no guest is mapped to.
 	 */
 	unsigned int (*unidentified)(void *model, GArray *guests);
+
+	/*
+	 * The host processes that have a thread seen running a vCPU so far,
+	 * each once, in increasing order, so that a `vm-pids` entry can be
+	 * checked against them. Returns their number; `*pids` is then an
+	 * array to g_free(), NULL when there is none. Optional (NULL): the
+	 * model cannot tell.
+	 */
+	size_t (*vcpu_processes)(void *model, int64_t **pids);
 };
 
 /* A model instance: its class and its state. */

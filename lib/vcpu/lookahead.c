@@ -311,8 +311,11 @@ static void report_no_host(struct vm_vcpu_tracker *tracker, const char *when)
 			"No host found %s: no machine has the hypervisor events "
 			"that model `%s` recognizes, so no vCPU mode is computed. "
 			"If this machine is a guest, give the host's trace too, "
-			"recorded with the hypervisor's events enabled (kvm_entry "
-			"and kvm_exit for KVM).", when, tracker->model->cls->name);
+			"recorded with the hypervisor's events enabled (for KVM "
+			"kvm_x86_entry and kvm_x86_exit; see doc/tracing.md, "
+			"installed in " VM_DOC_DIR "; `lttng list -k | grep "
+			"kvm_x86` shows whether the tracer has them).",
+			when, tracker->model->cls->name);
 }
 
 static void give_up_parked(struct vm_vcpu_tracker *tracker)

@@ -61,8 +61,35 @@ static bool pid_of_value(const bt_value *value, int64_t *pid)
 struct vm_pids_context {
 	bt_self_component *self_comp;
 	GHashTable *vm_pids;
+	/* pid -> the guest name (borrowed from the map) already given it. */
+	GHashTable *guest_of_pid;
 	bool ok;
 };
+
+/*
+ * One QEMU process runs one guest: a pid given twice would hand one VM's
+ * vCPUs to whichever guest the model met last, silently.
+ */
+static bool pid_given_once(struct vm_pids_context *context, const char *key,
+		int64_t pid)
+{
+	const char *other = vm_int64_table_lookup(context->guest_of_pid, pid);
+	const char *first, *second;
+
+	if (!other) {
+		vm_int64_table_insert(context->guest_of_pid, pid, (gpointer) key);
+		return true;
+	}
+	/* The map's order is not the command line's: name them sorted. */
+	first = strcmp(other, key) < 0 ? other : key;
+	second = first == key ? other : key;
+	ERROR_CAUSE(context->self_comp, "Parameter `vm-pids`: guests `%s` and "
+		"`%s` are both given process %" PRId64 ", but a QEMU process runs "
+		"one guest. Give each guest the process id of its own QEMU on the "
+		"host: integers from " VM_PID_RANGE ", all different (e.g. "
+		"`vm-pids={%s=1234,%s=1235}`).", first, second, pid, first, second);
+	return false;
+}
 
 static bt_value_map_foreach_entry_const_func_status add_vm_pid(
 		const char *key, const bt_value *value, void *data)
@@ -78,6 +105,10 @@ static bt_value_map_foreach_entry_const_func_status add_vm_pid(
 		context->ok = false;
 		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 	}
+	if (!pid_given_once(context, key, pid)) {
+		context->ok = false;
+		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
+	}
 	g_hash_table_insert(context->vm_pids, g_strdup(key), vm_int64_box(pid));
 	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
 }
@@ -85,7 +116,7 @@ static bt_value_map_foreach_entry_const_func_status add_vm_pid(
 static bool parse_vm_pids(bt_self_component *self_comp, const bt_value *value,
 		struct state_params *params)
 {
-	struct vm_pids_context context = { self_comp, params->vm_pids, true };
+	struct vm_pids_context context = { self_comp, params->vm_pids, NULL, true };
 
 	if (!value)
 		return true;
@@ -95,7 +126,9 @@ static bool parse_vm_pids(bt_self_component *self_comp, const bt_value *value,
 			"the host (e.g. `vm-pids={guest=1234}`).");
 		return false;
 	}
+	context.guest_of_pid = vm_int64_table_new(NULL);
 	bt_value_map_foreach_entry_const(value, add_vm_pid, &context);
+	g_hash_table_destroy(context.guest_of_pid);
 	return context.ok;
 }
 

@@ -18,6 +18,7 @@
 #include "state/cause-ring.h"
 #include "state/vcpu-stream.h"
 #include "state/earlier-states.h"
+#include "state/end-checks.h"
 #include "common/message-stream.h"
 #include "common/event-decode.h"
 #include "common/log.h"
@@ -457,8 +458,29 @@ static bool pid_given_to_another(const struct state_iterator *it, int64_t pid,
 }
 
 /*
+ * Whether no other guest's `vm_host_pid` names the same process: two
+ * guests in one QEMU cannot both be right, and neither says much then.
+ */
+static bool env_host_pid_unique(const struct state_iterator *it,
+		const struct machine *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < machine_table_count(it->machines); i++) {
+		const struct machine *other = machine_table_at(it->machines, i);
+
+		if (other != m && other->role != MACHINE_ROLE_HOST &&
+				other->host_pid == m->host_pid)
+			return false;
+	}
+	return true;
+}
+
+/*
  * A guest's `vm_host_pid` (correlate found its QEMU) serves as a vm-pids
- * entry, unless vm-pids names the machine: the user's word wins.
+ * entry, unless vm-pids names the machine: the user's word wins. A vm-pids
+ * entry that contradicts it is most likely the mistake (correlate matched
+ * the guest's activity to that process's vCPUs): a warning, with both.
  */
 static void apply_env_host_pid(struct state_iterator *it, unsigned int machine)
 {
@@ -466,26 +488,31 @@ static void apply_env_host_pid(struct state_iterator *it, unsigned int machine)
 	const char *name = machine_name(it, machine);
 	const gint64 *given = name ?
 		g_hash_table_lookup(it->component->params.vm_pids, name) : NULL;
+	bt_logging_level level;
 	const char *other;
 
 	if (m->host_pid < 0 || m->role == MACHINE_ROLE_HOST)
 		return;
+	level = env_host_pid_unique(it, m) ? BT_LOGGING_LEVEL_WARNING :
+		BT_LOGGING_LEVEL_INFO;
 	if (given) {
 		if (*given != m->host_pid)
-			STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
+			STATE_LOG(it->component->self_comp, level,
 				"Machine `%s`: parameter `vm-pids` gives its QEMU "
-				"process %" PRId64 ", its trace environment "
-				"`vm_host_pid` (from filter.vm.correlate) %" PRId64
-				": using the parameter's.", name, (int64_t) *given,
-				m->host_pid);
+				"process %" PRId64 ", but its trace environment's "
+				"`vm_host_pid` gives %" PRId64 " (filter.vm.correlate "
+				"fitted the guest's activity to the vCPUs of that "
+				"process): using the parameter's; check it.", name,
+				(int64_t) *given, m->host_pid);
 		return;
 	}
 	if (pid_given_to_another(it, m->host_pid, &other)) {
-		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
+		STATE_LOG(it->component->self_comp, level,
 			"Machine `%s`: its trace environment `vm_host_pid` (from "
 			"filter.vm.correlate) gives QEMU process %" PRId64 ", which "
-			"parameter `vm-pids` gives to `%s`: using the parameter's.",
-			name ? name : "?", m->host_pid, other);
+			"parameter `vm-pids` gives to `%s`: using the parameter's, "
+			"so `%s` gets no vCPU from it; check it.",
+			name ? name : "?", m->host_pid, other, name ? name : "?");
 		/* Its own evidence names another process: no guess for it either. */
 		if (it->model->cls->set_vm_pid_refused)
 			it->model->cls->set_vm_pid_refused(it->model->data, machine,
@@ -894,6 +921,18 @@ static bool push_batch(struct state_iterator *it, bt_message_array_const msgs,
 	return true;
 }
 
+/* What only the whole input tells (end-checks.h). */
+static void end_checks(struct state_iterator *it)
+{
+	const char *host = machine_name(it,
+		(unsigned int) it->model->cls->host(it->model->data));
+
+	end_check_vm_pids(it->component->self_comp,
+		it->component->params.vm_pids, it->model, host);
+	end_check_host_vcpus(it->component->self_comp, it->model, host,
+		machine_table_count(it->machines));
+}
+
 static bool end_of_input(struct state_iterator *it)
 {
 	it->upstream_ended = true;
@@ -908,6 +947,8 @@ static bool end_of_input(struct state_iterator *it)
 	/* The flush learns from the events held back: the host may be new. */
 	if (it->failed || !check_vm_pids_host(it))
 		return false;
+	/* The whole input is known: every vCPU thread was seen. */
+	end_checks(it);
 	return vcpu_stream_append_end(it->vcpu_stream, &it->output, &it->input_end);
 }
 

@@ -5,8 +5,9 @@ without any message on the standard error stream (groff's warnings: an
 undefined macro, a line that cannot be broken, a bad escape...), with the
 sections of babeltrace2's own pages in their order, a NAME line that
 whatis(1) and apropos(1) can index, a header line that fits, no configure
-variable nor Markdown quote left, and, for a component class, every
-parameter that its help lists described under INITIALIZATION PARAMETERS."""
+variable nor Markdown quote left, for a component class, every parameter
+that its help lists described under INITIALIZATION PARAMETERS, and for the
+plugin, a pointer to the guide on recording traces (tracing.md)."""
 
 import os
 import re
@@ -110,4 +111,8 @@ def check(path, plugin_dir):
                             % (path, param))
     elif any(("babeltrace2-%s(7)" % c) not in text for c in COMPONENTS):
         vmtest.fail("%s does not name the page of every component class" % path)
+    elif not re.search(r"\S*/tracing\.md\b", found["DESCRIPTION"]) or \
+            "lttng list -k | grep kvm_x86" not in " ".join(found["DESCRIPTION"].split()):
+        vmtest.fail("%s: its DESCRIPTION does not point to tracing.md (how to record "
+                    "the traces) and to `lttng list -k | grep kvm_x86`" % path)
     return order

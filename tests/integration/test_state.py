@@ -8,7 +8,9 @@
 - The output written with sink.ctf.fs reads back with the same events.
 - Bad parameters fail at initialization with an error naming the parameter
   (or as soon as the machines are known, for machine names); odd traces
-  give one warning per kind and machine and the analysis goes on.
+  give one warning per kind and machine and the analysis goes on; guests
+  whose host has no KVM events get a warning that points to
+  doc/tracing.md.
 - Seeking the filter's iterator to the beginning gives the same messages.
 """
 
@@ -275,6 +277,41 @@ def check_guest_without_host():
     warnings = warnings_of(proc.stderr)
     if len(warnings) != 1 or "No host" not in warnings[0] or "`guest`" not in warnings[0]:
         vmtest.fail("guest alone: want one no-host warning, got:\n" + proc.stderr)
+    expect_tracing_pointer("guest alone", warnings)
+
+
+def expect_tracing_pointer(what, warnings):
+    """Each warning says where to learn how to record the KVM events."""
+    for warning in warnings:
+        for words in ("doc/tracing.md", "lttng list -k | grep kvm_x86"):
+            if words not in warning:
+                vmtest.fail("%s: the warning does not name %r:\n%s" % (what, words, warning))
+
+
+# A host traced without the KVM events (lttng-modules built without them).
+HOST_WITHOUT_KVM = """hostname host
+cpus 1
+0 0 lttng_statedump_process_state tid=31 pid=30 name=qemu
+1 0 sched_switch prev_comm=any prev_tid=30 prev_state=0 next_comm=qemu next_tid=31
+100 0 sched_switch prev_comm=qemu prev_tid=31 prev_state=1 next_comm=any next_tid=30
+"""
+
+
+def check_host_without_kvm():
+    """Guests but no host vCPU event: said, with where to learn how to
+    record the host, whether the host is found or given."""
+    traces = [write_stub("host-without-kvm", HOST_WITHOUT_KVM),
+              write_stub("guest-of-host-without-kvm", GUEST_STUB)]
+    warnings = warnings_of(run_pretty(traces).stderr)
+    if len(warnings) != 2 or not all("No host" in w for w in warnings):
+        vmtest.fail("host without kvm events: want a no-host warning per machine, got:\n"
+                    + "\n".join(warnings))
+    expect_tracing_pointer("host without kvm events", warnings)
+    warnings = warnings_of(run_pretty(traces, 'host="host"').stderr)
+    if len(warnings) != 1 or "Host `host` ran no vCPU thread" not in warnings[0]:
+        vmtest.fail("given host without kvm events: want one warning, got:\n"
+                    + "\n".join(warnings))
+    expect_tracing_pointer("given host without kvm events", warnings)
 
 
 # kvm_exit redefined without exit_reason (an old or odd tracer).
@@ -455,6 +492,7 @@ def main():
     check_muxer_downstream(events)
     check_bad_parameters()
     check_guest_without_host()
+    check_host_without_kvm()
     check_missing_fields()
     check_thread_exit()
     check_vm_pids()

@@ -293,6 +293,48 @@ START_TEST(kvm_given_roles_win)
 }
 END_TEST
 
+/*
+ * The processes of the vCPU threads, to check vm-pids against: each once,
+ * sorted; a thread without state dump is its own process; nothing while
+ * no host is known, nor from a guest's kvm entries.
+ */
+START_TEST(kvm_vcpu_processes)
+{
+	struct vm_model *model = vm_model_create(&vm_model_kvm);
+	const struct vm_event dumps[] = {
+		ev_statedump(HOST, 1, 31, 300),
+		ev_statedump(HOST, 1, 32, 300),
+		ev_statedump(HOST, 1, 21, 200),
+	};
+	const struct vm_event entries[][1] = {
+		{ ev_entry(GUEST, 2, 0, 0) },
+		{ ev_entry(HOST, 3, 0, 0) },
+		{ ev_entry(HOST, 4, 1, 1) },
+		{ ev_entry(HOST, 5, 0, 0) },
+		{ ev_entry(HOST, 6, 0, 0) },
+	};
+	const int64_t threads[] = { 77, 31, 32, 21, 40 };
+	int64_t *pids = (int64_t *) 1;
+	size_t i;
+
+	ck_assert_uint_eq(model->cls->vcpu_processes(model->data, &pids), 0);
+	ck_assert_ptr_null(pids);
+	model->cls->set_role(model->data, HOST, true);
+	kvm_learn_all(model, dumps, G_N_ELEMENTS(dumps));
+	/* The guest's entry (nested virtualization) is no vCPU of the host. */
+	model->cls->learn(model->data, entries[0], threads[0]);
+	ck_assert_uint_eq(model->cls->vcpu_processes(model->data, &pids), 0);
+	for (i = 1; i < G_N_ELEMENTS(threads); i++)
+		model->cls->learn(model->data, entries[i], threads[i]);
+	ck_assert_uint_eq(model->cls->vcpu_processes(model->data, &pids), 3);
+	ck_assert_int_eq(pids[0], 40);
+	ck_assert_int_eq(pids[1], 200);
+	ck_assert_int_eq(pids[2], 300);
+	g_free(pids);
+	vm_model_destroy(model);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -306,6 +348,7 @@ int main(void)
 	tcase_add_test(tc, host_rule_choices);
 	tcase_add_test(tc, kvm_host_is_the_most_entries);
 	tcase_add_test(tc, kvm_given_roles_win);
+	tcase_add_test(tc, kvm_vcpu_processes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
