@@ -381,11 +381,22 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 	it->component = bt_self_component_get_data(self_comp);
 	msg_ring_init(&it->output);
 	cause_ring_init(&it->causes);
+	/*
+	 * libbabeltrace2 aborts the process (a precondition) when asked for
+	 * an iterator on an unconnected port: say what to connect instead.
+	 */
+	if (!bt_port_is_connected(bt_self_component_port_as_port(
+			bt_self_component_port_input_as_self_component_port(in_port)))) {
+		ITER_ERROR_CAUSE(it, "The input port `in` is not connected: connect the "
+			"output of filter.vm.correlate (or of any source or filter) to it.");
+		iterator_destroy(it);
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
 	if (bt_message_iterator_create_from_message_iterator(self_msg_iter,
 			in_port, &it->upstream) !=
 			BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
-		ITER_ERROR_CAUSE(it, "Cannot create the upstream message "
-			"iterator: is the input port `in` connected?");
+		ITER_ERROR_CAUSE(it, "Cannot create the upstream message iterator "
+			"of the input port `in`.");
 		iterator_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
