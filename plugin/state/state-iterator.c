@@ -22,6 +22,7 @@
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine.h"
+#include "common/unsynced.h"
 #include "loss/gap-locator.h"
 #include "model/host-rule.h"
 #include "state/loss-streams.h"
@@ -97,6 +98,8 @@ struct state_iterator {
 	bool upstream_ended;
 	/* A tracker callback failed (error cause appended). */
 	bool failed;
+	/* Warned that several machines came without filter.vm.correlate. */
+	bool warned_unsynchronized;
 };
 
 #define ITER_ERROR_CAUSE(it, ...) \
@@ -429,6 +432,23 @@ void state_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 
 static void apply_env_host_pid(struct state_iterator *it, unsigned int machine);
 
+/*
+ * Said as soon as the second machine shows up, before a long run whose
+ * host/guest results would be wrong. The machine table lives as long as
+ * the iterator (a seek keeps it), so this happens once.
+ */
+static void warn_unsynchronized(struct state_iterator *it)
+{
+	char *message;
+
+	if (it->warned_unsynchronized || !machines_unsynchronized(it->machines))
+		return;
+	it->warned_unsynchronized = true;
+	message = machines_unsynchronized_message(it->machines, "filter.vm.state");
+	STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
+	g_free(message);
+}
+
 /* The machine of `stream`, announced to the tracker on first sight. */
 static unsigned int machine_of_stream(struct state_iterator *it,
 		const bt_stream *stream)
@@ -446,6 +466,7 @@ static unsigned int machine_of_stream(struct state_iterator *it,
 		/* A machine met after vm-pids was applied. */
 		if (it->vm_pids_applied)
 			apply_env_host_pid(it, machine);
+		warn_unsynchronized(it);
 	}
 	return machine;
 }

@@ -7,6 +7,7 @@
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine.h"
+#include "common/unsynced.h"
 #include "params.h"
 #include "stream-losses.h"
 #include "threads-sink.h"
@@ -431,9 +432,29 @@ static void warn_no_vcpu_modes(struct threads_sink *sink)
 		"the sink.");
 }
 
+/*
+ * Host and guests without filter.vm.correlate before the sink: their clocks
+ * are not synchronized, so guest threads are matched with the wrong vCPU
+ * modes. filter.vm.state says it when it is there (it emits vm:vcpu_state
+ * events on a host); without a host the own-view states of each machine do
+ * not depend on the other machines' clocks.
+ */
+static void warn_unsynchronized(struct threads_sink *sink)
+{
+	char *message;
+
+	if (!sink->saw_kvm_events || sink->saw_vcpu_states ||
+			!machines_unsynchronized(sink->machines))
+		return;
+	message = machines_unsynchronized_message(sink->machines, "sink.vm.threads");
+	THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
+	g_free(message);
+}
+
 static bool finish(struct threads_sink *sink)
 {
 	warn_no_vcpu_modes(sink);
+	warn_unsynchronized(sink);
 	vm_threads_finish(sink->threads);
 	vm_writer_set_no_host(sink->writer, !vm_threads_host_seen(sink->threads));
 	if (!vm_writer_finish(sink->writer) || fflush(sink->out) != 0) {
