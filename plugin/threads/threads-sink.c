@@ -102,9 +102,8 @@ static bool open_output(struct threads_sink *sink)
 	sink->output = vm_output_file_open(sink->params.path, &error);
 	if (!sink->output) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
-			"Cannot create the output file given by parameter `path` (\"%s\") "
-			"or its temporary file next to it: %s. Give a file name in an "
-			"existing, writable directory.", sink->params.path, error);
+			"Cannot write the output file given by parameter `path` "
+			"(\"%s\"): %s.", sink->params.path, error);
 		g_free(error);
 		return false;
 	}
