@@ -399,17 +399,31 @@ static void handle_message(const bt_message *msg, const int64_t *ts,
 }
 
 /* The whole output is written: it replaces the file given by `path`. */
+/*
+ * The standard output failed (a full disk, a closed pipe, > /dev/full): no
+ * `path` was given, so none is blamed.
+ */
+static void report_stdout_error(struct threads_sink *sink, const char *error)
+{
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+		"Cannot write the output to the standard output: %s. Check where the "
+		"standard output goes (its free space), or give an output file with "
+		"parameter `path`.", error);
+}
+
 static bool commit_output(struct threads_sink *sink)
 {
 	char *error = NULL;
 
 	if (vm_output_file_commit(sink->output, &error))
 		return true;
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
-		"Cannot put the output in place of the file given by parameter `path` "
-		"(\"%s\"): %s. Check the free space and the permissions of its "
-		"directory.", sink->params.path ? sink->params.path : "(standard output)",
-		error);
+	if (sink->params.path)
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"Cannot put the output in place of the file given by parameter "
+			"`path` (\"%s\"): %s. Check the free space and the permissions "
+			"of its directory.", sink->params.path, error);
+	else
+		report_stdout_error(sink, error);
 	g_free(error);
 	return false;
 }
@@ -457,12 +471,14 @@ static bool finish(struct threads_sink *sink)
 	vm_threads_finish(sink->threads);
 	vm_writer_set_no_host(sink->writer, !vm_threads_host_seen(sink->threads));
 	if (!vm_writer_finish(sink->writer) || fflush(sink->out) != 0) {
+		if (!sink->params.path) {
+			report_stdout_error(sink, strerror(errno));
+			return false;
+		}
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
-			"Cannot write the output%s%s%s: %s. Check the free space and the "
-			"permissions of the file given by parameter `path`.",
-			sink->params.path ? " file \"" : "",
-			sink->params.path ? sink->params.path : "",
-			sink->params.path ? "\"" : "", strerror(errno));
+			"Cannot write the output file \"%s\" given by parameter `path`: "
+			"%s. Check the free space and the permissions of that file.",
+			sink->params.path, strerror(errno));
 		return false;
 	}
 	return commit_output(sink);

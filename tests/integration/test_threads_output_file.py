@@ -3,7 +3,8 @@ was, a good one replaces it whole, and neither leaves a temporary file
 behind; a `path` that cannot be created fails at initialization, naming
 `path`, and so does one that must not be replaced (a symbolic link to
 nothing; as root: another user's read-only file, another user's file in a
-sticky directory); SIGTERM and SIGINT leave no temporary file behind.
+sticky directory); SIGTERM and SIGINT leave no temporary file behind; a
+full standard output (no `path`) is an error that blames no `path`.
 
 The unit test output-file checks the same rules on lib/writers alone, plus
 a final rename that fails (the output is then kept, and named)."""
@@ -28,10 +29,10 @@ FAILING = ["-c", "filter.vm.correlate", "-p", 'reference="nope"']
 GOOD = ["-c", "filter.vm.correlate"]
 
 
-def run(traces, correlate, sink_params, check=True):
+def run(traces, correlate, sink_params, check=True, stdout=None):
     return vmtest.babeltrace2(list(traces) + correlate + [
         "-c", "filter.vm.state", "-c", "sink.vm.threads", "-p", sink_params],
-        check=check)
+        check=check, stdout=stdout)
 
 
 def check_parses(fmt, text):
@@ -126,6 +127,19 @@ def check_not_a_regular_file(traces):
     """A device is written to, not replaced."""
     out = run(traces, GOOD, 'format="csv",path="/dev/stdout"')
     tc.parse_csv(out.stdout, "threads")
+
+
+def check_full_stdout(traces):
+    """No `path`, a standard output that cannot be written (> /dev/full):
+    the error says so, and blames no `path` that was never given."""
+    with open("/dev/full", "w") as full:
+        proc = run(traces, GOOD, 'format="csv"', check=False, stdout=full)
+    flat = " ".join(proc.stderr.split())
+    if proc.returncode != 1 or "Cannot write the output to the standard output" not in flat:
+        vmtest.fail("> /dev/full: exit status %d, error:\n%s" % (proc.returncode,
+                                                               proc.stderr[-3000:]))
+    if "given by parameter `path`" in flat:
+        vmtest.fail("> /dev/full: the error blames a `path` never given:\n" + proc.stderr)
 
 
 def check_cannot_create(traces, folder):
@@ -283,6 +297,7 @@ def main():
     check_new_file_mode(traces, others)
     check_symlink(traces, others)
     check_not_a_regular_file(traces)
+    check_full_stdout(traces)
     check_cannot_create(traces, others)
     check_dangling_link(traces, others)
     check_other_users_files(traces, others)
