@@ -19,6 +19,24 @@ char *vm_sync_real_text(long double value)
 	return g_strdup_printf("%.*Lg", LDBL_DECIMAL_DIG, value);
 }
 
+/*
+ * The sign goes to the operator, as one writes a formula: "+ -123" reads
+ * as a typo. Negating a long double is exact, so the digits still give the
+ * very offset back.
+ */
+char *vm_sync_formula_line(long double slope, long double offset_ns)
+{
+	bool negative = offset_ns < 0;
+	char *slope_text = vm_sync_real_text(slope);
+	char *offset_text = vm_sync_real_text(negative ? -offset_ns : offset_ns);
+	char *line = g_strdup_printf("t_ref = %s * t %c %s ns", slope_text,
+		negative ? '-' : '+', offset_text);
+
+	g_free(offset_text);
+	g_free(slope_text);
+	return line;
+}
+
 bool vm_sync_real_parse(const char *text, long double *value)
 {
 	char *end;

@@ -109,6 +109,12 @@ bool vm_sync_prepared_side(const struct vm_sync_prepared *prepared, int64_t t, i
 char *vm_sync_real_text(long double value);
 
 /*
+ * "t_ref = SLOPE * t + OFFSET ns", or "... - |OFFSET| ns" for a negative
+ * offset, each coefficient as vm_sync_real_text() writes it (g_free() it).
+ */
+char *vm_sync_formula_line(long double slope, long double offset_ns);
+
+/*
  * A decimal (or C99 hexadecimal) real, the whole text, correctly rounded to
  * a long double. False when the text is no such number, or out of range.
  */

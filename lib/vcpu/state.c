@@ -429,14 +429,15 @@ static void unwatch(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu)
  * Events of the CPU were lost from the gap's start (SPEC "Lost events"):
  * which thread runs there is unknown until the CPU's next sched_switch.
  * The vCPU whose thread was current becomes `unknown`. Inputs parked until
- * the CPU's first sched_switch can no longer be attributed: that switch,
- * after the gap, says nothing of the time before it.
+ * the CPU's first sched_switch (a gap before any switch: at the start of
+ * the stream, in its first packet) stay parked: the events before the gap
+ * are whole, and SPEC's trace-start rule gives them the first switch's
+ * prev_tid, even when that switch comes after the gap (resolve_loss()).
  */
 static void process_loss(struct vm_vcpu_tracker *tracker, struct held_input *input)
 {
 	const struct vm_event *event = &input->event;
 	struct machine_cpu *cpu;
-	struct held_input *parked;
 
 	if (event->cpu == VM_FIELD_MISSING) {
 		warn_missing(tracker, event, "the CPU of a stream that lost events "
@@ -444,10 +445,6 @@ static void process_loss(struct vm_vcpu_tracker *tracker, struct held_input *inp
 		return;
 	}
 	cpu = get_cpu(tracker, event->machine, event->cpu);
-	while ((parked = g_queue_pop_head(cpu->parked))) {
-		tracker->parked_count--;
-		learn(tracker, &parked->event, -1);
-	}
 	if (cpu->current_known && cpu->current_tid > 0 &&
 			is_host(tracker, event->machine))
 		lose_track(input, find_thread(tracker, cpu->current_tid));
@@ -489,7 +486,17 @@ static void resolve_loss(struct vm_vcpu_tracker *tracker, struct held_input *inp
 		lookahead_holds(tracker, cpu->loss_seq) ? cpu->loss_input : NULL;
 	int64_t loss_tid = cpu->loss_tid;
 	struct vcpu_thread *thread;
+	struct held_input *parked;
 
+	/*
+	 * The inputs before the gap on a CPU that had no switch yet (the
+	 * trace-start rule): prev_tid ran them. First, so that the gap's
+	 * `unknown` comes after what they did.
+	 */
+	while ((parked = g_queue_pop_head(cpu->parked))) {
+		tracker->parked_count--;
+		process_with_thread(tracker, parked, cpu, prev_tid);
+	}
 	state_unpin_loss(tracker, cpu);
 	if (prev_tid <= 0 || prev_tid == loss_tid ||
 			!is_host(tracker, input->event.machine))

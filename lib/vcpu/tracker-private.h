@@ -98,7 +98,11 @@ struct machine_cpu {
 	int64_t switch_in_ts;
 	/* In the tracker's recent_switch_ins. */
 	bool watched;
-	/* Inputs that need the current thread while it is not known yet. */
+	/*
+	 * Inputs that need the current thread while it is not known yet:
+	 * before the CPU's first sched_switch, whose prev_tid they get (also
+	 * when a loss comes in between: they precede its gap).
+	 */
 	GQueue *parked;
 };
 

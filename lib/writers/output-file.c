@@ -10,11 +10,14 @@
 #include <unistd.h>
 
 #include "writers/output-file.h"
+#include "writers/output-target.h"
+#include "writers/temp-cleanup.h"
 
 struct vm_output_file {
 	FILE *stream;
 	char *path;        /* the file to replace; NULL: written directly */
 	char *temp_path;   /* the records until commit; NULL once renamed */
+	int cleanup_slot;  /* temp_path's registration for signals, or -1 */
 };
 
 static char *error_of(int errnum)
@@ -23,32 +26,34 @@ static char *error_of(int errnum)
 }
 
 /*
- * The file a rename must replace: through a symbolic link, its target (a
- * rename would replace the link). NULL when `path` exists and is no
- * regular file: it is then written directly. `*mode` is the existing
- * file's mode, which the new one keeps as fopen("w") would, or -1.
+ * The replaced file's mode, owner and group, as fopen("w") would keep them.
+ * Best effort: only root may give a file to another user; anyone may give
+ * it a group of theirs.
  */
-static char *file_to_replace(const char *path, int *mode)
+static void keep_attributes(int fd, const struct vm_output_target *t)
 {
-	struct stat st;
-	char *resolved, *copy;
-
-	*mode = -1;
-	if (stat(path, &st) != 0)
-		return g_strdup(path);
-	if (!S_ISREG(st.st_mode))
-		return NULL;
-	*mode = (int) (st.st_mode & 07777);
-	resolved = realpath(path, NULL);
-	if (!resolved)
-		return g_strdup(path);
-	/* realpath() allocates with malloc(): hand a g_malloc() copy on. */
-	copy = g_strdup(resolved);
-	free(resolved);
-	return copy;
+	if (t->mode >= 0)
+		(void) fchmod(fd, (mode_t) t->mode);
+	if (t->uid < 0 || (t->uid == (long long) geteuid() &&
+			t->gid == (long long) getegid()))
+		return;
+	if (fchown(fd, (uid_t) t->uid, (gid_t) t->gid) != 0)
+		(void) fchown(fd, (uid_t) -1, (gid_t) t->gid);
+	/* chown() clears set-user/group-ID bits: the mode once more. */
+	if (t->mode >= 0)
+		(void) fchmod(fd, (mode_t) t->mode);
 }
 
-static bool open_temp(struct vm_output_file *f, int mode, char **error)
+/* The temporary file is no longer ours to remove (renamed, or kept). */
+static void forget_temp(struct vm_output_file *f)
+{
+	vm_temp_cleanup_remove(f->cleanup_slot);
+	f->cleanup_slot = -1;
+	g_clear_pointer(&f->temp_path, g_free);
+}
+
+static bool open_temp(struct vm_output_file *f, const struct vm_output_target *t,
+		char **error)
 {
 	int fd;
 
@@ -56,19 +61,21 @@ static bool open_temp(struct vm_output_file *f, int mode, char **error)
 	/* 0666 through the umask: the mode fopen() would give a new file. */
 	fd = g_mkstemp_full(f->temp_path, O_WRONLY | O_CLOEXEC, 0666);
 	if (fd < 0) {
-		*error = error_of(errno);
+		*error = g_strdup_printf("cannot create its temporary file next to it "
+			"(%s): give a file name in an existing, writable directory",
+			g_strerror(errno));
 		g_clear_pointer(&f->temp_path, g_free);
 		return false;
 	}
-	/* Best effort: a file of another owner may refuse its mode. */
-	if (mode >= 0)
-		(void) fchmod(fd, (mode_t) mode);
+	/* A run killed by a signal removes it too. */
+	f->cleanup_slot = vm_temp_cleanup_add(f->temp_path);
+	keep_attributes(fd, t);
 	f->stream = fdopen(fd, "w");
 	if (!f->stream) {
 		*error = error_of(errno);
 		close(fd);
 		g_unlink(f->temp_path);
-		g_clear_pointer(&f->temp_path, g_free);
+		forget_temp(f);
 		return false;
 	}
 	return true;
@@ -78,7 +85,8 @@ static bool open_direct(struct vm_output_file *f, const char *path, char **error
 {
 	f->stream = fopen(path, "w");
 	if (!f->stream) {
-		*error = error_of(errno);
+		*error = g_strdup_printf("cannot open it for writing (%s)",
+			g_strerror(errno));
 		return false;
 	}
 	return true;
@@ -87,15 +95,20 @@ static bool open_direct(struct vm_output_file *f, const char *path, char **error
 struct vm_output_file *vm_output_file_open(const char *path, char **error)
 {
 	struct vm_output_file *f = g_new0(struct vm_output_file, 1);
-	int mode;
+	struct vm_output_target target;
 	bool ok;
 
+	f->cleanup_slot = -1;
 	if (!path) {
 		f->stream = stdout;
 		return f;
 	}
-	f->path = file_to_replace(path, &mode);
-	ok = f->path ? open_temp(f, mode, error) : open_direct(f, path, error);
+	if (!vm_output_target_check(path, &target, error)) {
+		g_free(f);
+		return NULL;
+	}
+	f->path = target.replace;
+	ok = f->path ? open_temp(f, &target, error) : open_direct(f, path, error);
 	if (!ok) {
 		g_free(f->path);
 		g_free(f);
@@ -137,10 +150,13 @@ bool vm_output_file_commit(struct vm_output_file *f, char **error)
 	if (!f->temp_path)
 		return true;
 	if (g_rename(f->temp_path, f->path) != 0) {
-		*error = error_of(errno);
+		/* The output is complete: keep it where it is, and say where. */
+		*error = g_strdup_printf("%s; the complete output is kept in \"%s\"",
+			g_strerror(errno), f->temp_path);
+		forget_temp(f);
 		return false;
 	}
-	g_clear_pointer(&f->temp_path, g_free);
+	forget_temp(f);
 	return true;
 }
 
@@ -156,7 +172,7 @@ void vm_output_file_close(struct vm_output_file *f)
 	/* Not committed: the previous file stays as it was. */
 	if (f->temp_path)
 		g_unlink(f->temp_path);
-	g_free(f->temp_path);
+	forget_temp(f);
 	g_free(f->path);
 	g_free(f);
 }

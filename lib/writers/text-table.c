@@ -67,10 +67,23 @@ void vm_text_table_addf(struct vm_text_table *t, const char *format, ...)
 	g_free(text);
 }
 
-/* Width on screen: characters, not bytes (comms may be UTF-8). */
+/*
+ * Width on a terminal, in columns: comms are UTF-8, and East Asian wide
+ * characters (CJK, most emoji) take two columns, combining marks and other
+ * zero-width characters none. Cells are valid UTF-8 (printable()).
+ */
 static size_t display_width(const char *cell)
 {
-	return (size_t) g_utf8_strlen(cell, -1);
+	size_t width = 0;
+
+	for (const char *p = cell; *p; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+
+		if (g_unichar_iszerowidth(c))
+			continue;
+		width += g_unichar_iswide(c) ? 2 : 1;
+	}
+	return width;
 }
 
 static GArray *column_widths(const struct vm_text_table *t)

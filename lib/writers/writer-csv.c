@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "writers/out-buffer.h"
+#include "writers/utf8-clean.h"
 #include "writers/writer-private.h"
 
 static const char *const csv_headers[] = {
@@ -64,24 +65,25 @@ static struct vm_out_buffer *csv_buffer(struct vm_writer *w)
 #define CSV_PLAIN_MAX 64
 
 /*
- * Whether some byte of `w` is below ',' + 1. The bytes that need quotes
- * ('\n', '\r', '"' and ',') all are, so a word without any needs none; a
- * word with one (a space, '(', ...) is looked at again byte by byte. The
- * test is exact for any byte values: a borrow only comes from a lower byte
- * that is itself below the bound.
+ * Whether some byte of `w` is below ',' + 1, or not ASCII. The bytes that
+ * need quotes ('\n', '\r', '"' and ',') all are below, so a word without
+ * any needs none; a word with one (a space, '(', ...) is looked at again
+ * byte by byte, and so is one with a byte of a multi-byte (or broken)
+ * UTF-8 sequence. The test is exact for any byte values: a borrow only
+ * comes from a lower byte that is itself below the bound.
  */
 static bool csv_word_suspect(uint64_t w)
 {
 	const uint64_t ones = UINT64_C(0x0101010101010101);
 
-	return ((w - ones * (',' + 1)) & ~w & (ones * 0x80)) != 0;
+	return (((w - ones * (',' + 1)) & ~w) | w) & (ones * 0x80);
 }
 
 /* As csv_word_suspect(), for up to three bytes. */
 static bool csv_bytes_suspect(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if ((unsigned char) s[i] <= ',')
+		if ((unsigned char) s[i] <= ',' || (unsigned char) s[i] >= 0x80)
 			return true;
 	}
 	return false;
@@ -145,12 +147,8 @@ static bool csv_put_plain(struct vm_out_buffer *row, const char *s)
 	return true;
 }
 
-static void csv_write_text(struct vm_out_buffer *row, const char *s)
+static void csv_write_quoted(struct vm_out_buffer *row, const char *s)
 {
-	if (!s)
-		s = "";
-	if (csv_put_plain(row, s))
-		return;
 	if (!csv_needs_quotes(s)) {
 		vm_out_buffer_put(row, s, strlen(s));
 		return;
@@ -162,6 +160,27 @@ static void csv_write_text(struct vm_out_buffer *row, const char *s)
 		vm_out_buffer_putc(row, *s);
 	}
 	vm_out_buffer_putc(row, '"');
+}
+
+/*
+ * A text field; bytes that are not well-formed UTF-8 (a comm holds any
+ * bytes) become U+FFFD, as in the other formats (utf8-clean.h).
+ */
+static void csv_write_text(struct vm_out_buffer *row, const char *s)
+{
+	char *clean;
+
+	if (!s)
+		s = "";
+	if (csv_put_plain(row, s))
+		return;
+	if (vm_utf8_is_clean(s)) {
+		csv_write_quoted(row, s);
+		return;
+	}
+	clean = vm_utf8_clean(s);
+	csv_write_quoted(row, clean);
+	g_free(clean);
 }
 
 /* "-" and the 20 digits of UINT64_MAX, rounded up. */

@@ -1,5 +1,6 @@
 /* JSON lines format: one object a line with the CSV's keys, written at
- * once. Not-applicable values (-1) are null. */
+ * once, then for intervals the members that double-based readers need.
+ * Not-applicable values (-1) are null. */
 
 #include <glib.h>
 #include <inttypes.h>
@@ -30,6 +31,24 @@ static void json_string_member(FILE *out, const char *key, const char *value)
 	vm_json_write_string(out, value);
 }
 
+/*
+ * After an interval's CSV keys: JavaScript and jq 1.6 read every number as
+ * a double, which holds integers exactly only up to 2^53; a ns timestamp
+ * since the epoch (~1.7e18) is rounded to 256 ns steps, so end - begin can
+ * be off by hundreds of ns. `dur_ns` is the exact duration (small enough
+ * for a double), `begin_ns_str` / `end_ns_str` the exact times as strings
+ * (BigInt, tonumber-free comparisons). The integers stay for readers that
+ * keep them exact.
+ */
+static void json_exact_time_members(FILE *out, int64_t begin_ns, int64_t end_ns)
+{
+	json_int_member(out, "dur_ns", end_ns - begin_ns);
+	json_key(out, "begin_ns_str");
+	fprintf(out, "\"%" PRId64 "\"", begin_ns);
+	json_key(out, "end_ns_str");
+	fprintf(out, "\"%" PRId64 "\"", end_ns);
+}
+
 /* Every object starts with the machine, so the other members can all be
  * written with a leading comma. */
 static void json_begin_object(FILE *out, const char *machine)
@@ -48,6 +67,7 @@ static void json_thread_interval(struct vm_writer *w, const struct vm_thread_int
 	json_int_member(w->out, "end_ns", iv->end_ns);
 	json_optional_int_member(w->out, "vcpu", iv->vcpu);
 	json_optional_int_member(w->out, "reason", iv->reason);
+	json_exact_time_members(w->out, iv->begin_ns, iv->end_ns);
 	fputs("}\n", w->out);
 }
 
@@ -61,6 +81,7 @@ static void json_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interva
 	json_optional_int_member(w->out, "host_tid", iv->host_tid);
 	json_optional_int_member(w->out, "pcpu", iv->pcpu);
 	json_optional_int_member(w->out, "reason", iv->reason);
+	json_exact_time_members(w->out, iv->begin_ns, iv->end_ns);
 	fputs("}\n", w->out);
 }
 

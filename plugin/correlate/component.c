@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <glib.h>
 
+#include "common/man-page.h"
 #include "correlate/component.h"
 #include "correlate/correlate.h"
 
@@ -141,5 +142,4 @@ const char correlate_help[] =
 	"                       for every machine but the reference, the inputs are\n"
 	"                       read once\n"
 	"\n"
-	"See the babeltrace2-filter.vm.correlate(7) manual page.\n"
-	"Manual page: " VM_MAN_DIR "/babeltrace2-filter.vm.correlate.7";
+	VM_MAN_PAGE_HELP("babeltrace2-filter.vm.correlate");

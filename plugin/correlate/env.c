@@ -140,8 +140,8 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 	char *as_parameter = transform ?
 		g_strdup_printf("as a parameter: transforms={%s}", transform) :
 		g_strdup("the time base");
-	char *slope = vm_sync_real_text(info->map.formula.slope);
-	char *offset = vm_sync_real_text(info->map.formula.offset_ns);
+	char *formula = vm_sync_formula_line(info->map.formula.slope,
+		info->map.formula.offset_ns);
 	char *accuracy = vm_sync_real_text(info->accuracy);
 	unsigned int segments = vm_sync_map_segment_count(&info->map);
 	char *largest = vm_sync_real_text(largest_accuracy(info));
@@ -155,10 +155,10 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 
 	CORRELATE_LOGI(iter->log_level, iter->name,
 		"Machine `%s`: role %s%s, sync %s, quality %s, %" PRIu64 " matches, "
-		"accuracy %s, t_ref = %s * t + %s ns%s; %u segment%s, largest accuracy %s; %s",
+		"accuracy %s, %s%s; %u segment%s, largest accuracy %s; %s",
 		machine->name, info->role, info->is_reference ? " (reference)" : "",
 		info->method, vm_sync_quality_name(info->quality), info->matches,
-		accuracy, slope, offset, segments > 1 ? " (first segment)" : "",
+		accuracy, formula, segments > 1 ? " (first segment)" : "",
 		segments, segments > 1 ? "s" : "", largest, as_parameter);
 	g_free(largest);
 	if (segments > 1) {
@@ -169,8 +169,7 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 	}
 
 	g_free(accuracy);
-	g_free(offset);
-	g_free(slope);
+	g_free(formula);
 	g_free(as_parameter);
 	g_free(transform);
 	if (info->host_pid >= 0) {

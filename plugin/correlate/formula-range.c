@@ -11,13 +11,7 @@
 /* "t_ref = S * t + O ns" with every digit (g_free it). */
 static char *formula_text(const struct vm_sync_formula *formula)
 {
-	char *slope = vm_sync_real_text(formula->slope);
-	char *offset = vm_sync_real_text(formula->offset_ns);
-	char *text = g_strdup_printf("t_ref = %s * t + %s ns", slope, offset);
-
-	g_free(offset);
-	g_free(slope);
-	return text;
+	return vm_sync_formula_line(formula->slope, formula->offset_ns);
 }
 
 /* Where the formula comes from, and what the user can change. */

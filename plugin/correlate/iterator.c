@@ -68,6 +68,16 @@ static char *stream_sort_key(const bt_stream *stream, const struct machine *mach
 		bt_stream_get_id(stream));
 }
 
+static void warn_duplicate_input(struct correlate_iter *iter, const bt_stream *stream)
+{
+	char *warning = duplicate_inputs_note(iter->duplicates, stream);
+
+	if (warning) {
+		CORRELATE_LOGW(iter->log_level, iter->name, "%s", warning);
+		g_free(warning);
+	}
+}
+
 static void stream_state_destroy(gpointer data)
 {
 	struct stream_state *state = data;
@@ -104,6 +114,7 @@ struct stream_state *correlate_stream_state(struct correlate_iter *iter,
 	state->info = correlate_machine_info(iter, state->machine);
 	note_stream_class(iter, stream_class, state->info);
 	g_hash_table_insert(iter->streams, (gpointer) stream, state);
+	warn_duplicate_input(iter, stream);
 	if (!state->has_clock &&
 			machine_warn_once(state->machine, WARN_NO_CLOCK)) {
 		CORRELATE_LOGW(iter->log_level, iter->name,
@@ -220,6 +231,7 @@ static void iter_destroy(struct correlate_iter *iter)
 	sync_event_reader_destroy(iter->reader);
 	g_hash_table_destroy(iter->streams);
 	g_hash_table_destroy(iter->stream_classes_seen);
+	duplicate_inputs_destroy(iter->duplicates);
 	g_ptr_array_free(iter->infos, TRUE);
 	machine_table_destroy(iter->machines);
 	g_free(iter);
@@ -253,6 +265,7 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	iter->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 		stream_state_destroy);
 	iter->stream_classes_seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+	iter->duplicates = duplicate_inputs_create();
 	iter->reader = sync_event_reader_create();
 	iter->records = g_array_new(FALSE, FALSE, sizeof(struct sync_record));
 	iter->heads = g_array_new(FALSE, TRUE, sizeof(struct sync_head));

@@ -26,6 +26,7 @@
 #include "common/log.h"
 #include "common/machine.h"
 #include "correlate/component.h"
+#include "correlate/duplicate-inputs.h"
 #include "correlate/mirror.h"
 #include "correlate/reorder.h"
 #include "correlate/sync-events.h"
@@ -175,6 +176,7 @@ struct correlate_iter {
 	const bt_stream *last_stream;          /* one-entry cache of `streams` */
 	struct stream_state *last_stream_state;
 	GHashTable *stream_classes_seen;   /* for declares_kvm */
+	struct duplicate_inputs *duplicates;  /* the same trace given twice */
 
 	enum correlate_phase phase;
 	/* Reads the inputs once, maps learnt as they are read (onepass.c). */

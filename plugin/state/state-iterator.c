@@ -23,6 +23,7 @@
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine.h"
+#include "common/unsynced.h"
 #include "loss/gap-locator.h"
 #include "model/host-rule.h"
 #include "state/loss-streams.h"
@@ -98,6 +99,8 @@ struct state_iterator {
 	bool upstream_ended;
 	/* A tracker callback failed (error cause appended). */
 	bool failed;
+	/* Warned that several machines came without filter.vm.correlate. */
+	bool warned_unsynchronized;
 };
 
 #define ITER_ERROR_CAUSE(it, ...) \
@@ -382,11 +385,22 @@ bt_message_iterator_class_initialize_method_status state_iterator_initialize(
 	it->component = bt_self_component_get_data(self_comp);
 	msg_ring_init(&it->output);
 	cause_ring_init(&it->causes);
+	/*
+	 * libbabeltrace2 aborts the process (a precondition) when asked for
+	 * an iterator on an unconnected port: say what to connect instead.
+	 */
+	if (!bt_port_is_connected(bt_self_component_port_as_port(
+			bt_self_component_port_input_as_self_component_port(in_port)))) {
+		ITER_ERROR_CAUSE(it, "The input port `in` is not connected: connect the "
+			"output of filter.vm.correlate (or of any source or filter) to it.");
+		iterator_destroy(it);
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
 	if (bt_message_iterator_create_from_message_iterator(self_msg_iter,
 			in_port, &it->upstream) !=
 			BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
-		ITER_ERROR_CAUSE(it, "Cannot create the upstream message "
-			"iterator: is the input port `in` connected?");
+		ITER_ERROR_CAUSE(it, "Cannot create the upstream message iterator "
+			"of the input port `in`.");
 		iterator_destroy(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
@@ -419,6 +433,23 @@ void state_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 
 static void apply_env_host_pid(struct state_iterator *it, unsigned int machine);
 
+/*
+ * Said as soon as the second machine shows up, before a long run whose
+ * host/guest results would be wrong. The machine table lives as long as
+ * the iterator (a seek keeps it), so this happens once.
+ */
+static void warn_unsynchronized(struct state_iterator *it)
+{
+	char *message;
+
+	if (it->warned_unsynchronized || !machines_unsynchronized(it->machines))
+		return;
+	it->warned_unsynchronized = true;
+	message = machines_unsynchronized_message(it->machines, "filter.vm.state");
+	STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
+	g_free(message);
+}
+
 /* The machine of `stream`, announced to the tracker on first sight. */
 static unsigned int machine_of_stream(struct state_iterator *it,
 		const bt_stream *stream)
@@ -436,6 +467,7 @@ static unsigned int machine_of_stream(struct state_iterator *it,
 		/* A machine met after vm-pids was applied. */
 		if (it->vm_pids_applied)
 			apply_env_host_pid(it, machine);
+		warn_unsynchronized(it);
 	}
 	return machine;
 }

@@ -9,6 +9,8 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "common/man-page.h"
+
 #define VM_STATE_DESCRIPTION \
 	"Track the host-side mode of every vCPU (guest, hypervisor, preempted, " \
 	"blocked) and add vm:vcpu_state events at each change."
@@ -30,8 +32,7 @@
 	"                  host process id of each guest's QEMU, for traces " \
 	"without vmsync events.\n" \
 	"  host=MACHINE    the host, without filter.vm.correlate's vm_role.\n\n" \
-	"See the babeltrace2-filter.vm.state(7) manual page.\n" \
-	"Manual page: " VM_MAN_DIR "/babeltrace2-filter.vm.state.7"
+	VM_MAN_PAGE_HELP("babeltrace2-filter.vm.state")
 
 bt_component_class_initialize_method_status state_initialize(
 		bt_self_component_filter *self_comp,

@@ -7,6 +7,7 @@
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine.h"
+#include "common/unsynced.h"
 #include "params.h"
 #include "stream-losses.h"
 #include "threads-sink.h"
@@ -101,9 +102,8 @@ static bool open_output(struct threads_sink *sink)
 	sink->output = vm_output_file_open(sink->params.path, &error);
 	if (!sink->output) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
-			"Cannot create the output file given by parameter `path` (\"%s\") "
-			"or its temporary file next to it: %s. Give a file name in an "
-			"existing, writable directory.", sink->params.path, error);
+			"Cannot write the output file given by parameter `path` "
+			"(\"%s\"): %s.", sink->params.path, error);
 		g_free(error);
 		return false;
 	}
@@ -399,17 +399,31 @@ static void handle_message(const bt_message *msg, const int64_t *ts,
 }
 
 /* The whole output is written: it replaces the file given by `path`. */
+/*
+ * The standard output failed (a full disk, a closed pipe, > /dev/full): no
+ * `path` was given, so none is blamed.
+ */
+static void report_stdout_error(struct threads_sink *sink, const char *error)
+{
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+		"Cannot write the output to the standard output: %s. Check where the "
+		"standard output goes (its free space), or give an output file with "
+		"parameter `path`.", error);
+}
+
 static bool commit_output(struct threads_sink *sink)
 {
 	char *error = NULL;
 
 	if (vm_output_file_commit(sink->output, &error))
 		return true;
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
-		"Cannot put the output in place of the file given by parameter `path` "
-		"(\"%s\"): %s. Check the free space and the permissions of its "
-		"directory.", sink->params.path ? sink->params.path : "(standard output)",
-		error);
+	if (sink->params.path)
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"Cannot put the output in place of the file given by parameter "
+			"`path` (\"%s\"): %s. Check the free space and the permissions "
+			"of its directory.", sink->params.path, error);
+	else
+		report_stdout_error(sink, error);
 	g_free(error);
 	return false;
 }
@@ -431,18 +445,40 @@ static void warn_no_vcpu_modes(struct threads_sink *sink)
 		"the sink.");
 }
 
+/*
+ * Host and guests without filter.vm.correlate before the sink: their clocks
+ * are not synchronized, so guest threads are matched with the wrong vCPU
+ * modes. filter.vm.state says it when it is there (it emits vm:vcpu_state
+ * events on a host); without a host the own-view states of each machine do
+ * not depend on the other machines' clocks.
+ */
+static void warn_unsynchronized(struct threads_sink *sink)
+{
+	char *message;
+
+	if (!sink->saw_kvm_events || sink->saw_vcpu_states ||
+			!machines_unsynchronized(sink->machines))
+		return;
+	message = machines_unsynchronized_message(sink->machines, "sink.vm.threads");
+	THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
+	g_free(message);
+}
+
 static bool finish(struct threads_sink *sink)
 {
 	warn_no_vcpu_modes(sink);
+	warn_unsynchronized(sink);
 	vm_threads_finish(sink->threads);
 	vm_writer_set_no_host(sink->writer, !vm_threads_host_seen(sink->threads));
 	if (!vm_writer_finish(sink->writer) || fflush(sink->out) != 0) {
+		if (!sink->params.path) {
+			report_stdout_error(sink, strerror(errno));
+			return false;
+		}
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
-			"Cannot write the output%s%s%s: %s. Check the free space and the "
-			"permissions of the file given by parameter `path`.",
-			sink->params.path ? " file \"" : "",
-			sink->params.path ? sink->params.path : "",
-			sink->params.path ? "\"" : "", strerror(errno));
+			"Cannot write the output file \"%s\" given by parameter `path`: "
+			"%s. Check the free space and the permissions of that file.",
+			sink->params.path, strerror(errno));
 		return false;
 	}
 	return commit_output(sink);

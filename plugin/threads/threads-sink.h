@@ -9,6 +9,8 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "common/man-page.h"
+
 #define VM_THREADS_SINK_DESCRIPTION \
 	"Write the real states of guest threads (running, hypervisor, preempted, " \
 	"vcpu-blocked, runnable, blocked), the modes of vCPUs or KVM exit statistics."
@@ -37,8 +39,7 @@
 	"summary then counts each machine's losses (see \"Lost events\" in the manual\n" \
 	"page).\n" \
 	"\n" \
-	"See the babeltrace2-sink.vm.threads(7) manual page.\n" \
-	"Manual page: " VM_MAN_DIR "/babeltrace2-sink.vm.threads.7"
+	VM_MAN_PAGE_HELP("babeltrace2-sink.vm.threads")
 
 bt_component_class_initialize_method_status threads_sink_initialize(
 		bt_self_component_sink *self_comp,

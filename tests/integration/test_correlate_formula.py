@@ -11,6 +11,10 @@ the reference.
   first conversion that does not fit), above and below the range.
 - A `transforms` formula for the reference machine is refused, naming
   `transforms`, the machine and `reference`; the identity is accepted.
+- Formulas are written as one writes them: a negative offset as `- 1000 ns`,
+  never `+ -1000 ns` (the error above, the INFO summary line). (Under
+  valgrind, long doubles are doubles: the last digits of a large offset
+  differ, so only its first ones are compared.)
 """
 
 import os
@@ -44,6 +48,20 @@ def refused(traces, params, what, words, downstream=True):
     print("%s: refused (%s)" % (what, ", ".join(words)))
 
 
+def check_summary_signs(traces):
+    """The INFO summary writes a negative offset with `-`, never `+ -`."""
+    proc = vmtest.babeltrace2(["--log-level=INFO"] + cc.convert_args(
+        traces, "transforms={guest1={offset-ns=-1000}}", "sink.utils.dummy"))
+    lines = cc.summary_lines(proc.stderr)
+    if "t_ref = 1 * t - 1000 ns;" not in lines.get("guest1", ""):
+        vmtest.fail("guest1's summary does not write t_ref = 1 * t - 1000 ns: %r"
+                    % lines.get("guest1"))
+    signs = [m for m, line in lines.items() if "+ -" in line]
+    if signs:
+        vmtest.fail("summaries with `+ -`: %s" % [lines[m] for m in signs])
+    print("formulas: a negative offset written `- 1000 ns`")
+
+
 def main():
     traces = list(vmtest.scenario("two-guests").values())
     range_words = ["machine `guest1`", "parameter `transforms`",
@@ -55,7 +73,7 @@ def main():
     refused(traces, 'sync="none",transforms={guest1={slope=10.0}}', "slope 10, one pass",
             range_words)
     refused(traces, 'sync="none",transforms={guest1={offset-ns=-1600000000000011600}}',
-            "before the epoch, one pass", range_words)
+            "before the epoch, one pass", range_words + ["(t_ref = 1 * t - 160000000000001"])
     refused(traces, "transforms={guest1={offset-ns=-1600000000000011600}}",
             "before the epoch, two passes", range_words)
     # A formula for the reference (by default the host, or named).
@@ -75,6 +93,7 @@ def main():
     cc.run(cc.convert_args(traces, 'reference="guest1",transforms={host={offset-ns=5}}'),
            "two-guests, reference guest1")
     print("identity for the reference accepted; another reference lets the host move")
+    check_summary_signs(traces)
     print("PASS")
 
 

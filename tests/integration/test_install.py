@@ -1,11 +1,17 @@
 """`meson install --destdir D` installs what a distribution package would,
-and nothing else: the plugin in babeltrace2's system plugin directory
-(<libdir of pkg-config babeltrace2>/babeltrace2/plugins), where babeltrace2
-finds it without --plugin-path; vm-lami in bindir; the four manual pages in
-<mandir>/man7; the guides of doc/ in <datadir>/doc/vm; none of the test
-plugins. The installed plugin and vm-lami then run on a bundled stub, each
+and nothing else: the plugin, with the default prefix, in babeltrace2's
+system plugin directory (<libdir of pkg-config babeltrace2>/babeltrace2/
+plugins), where babeltrace2 finds it without --plugin-path; vm-lami in
+bindir; the four manual pages in <mandir>/man7; the guides of doc/ in
+<datadir>/doc/vm; none of the test plugins. The installed plugin and vm-lami then run on a bundled stub, each
 component's help names its installed page, and each installed page renders
-without warnings (manpages.py)."""
+without warnings (manpages.py).
+
+With another prefix (a user's install, no root), the plugin goes under it,
+<prefix>/<libdir>/babeltrace2/plugins, and -Dplugindir=DIR puts it in DIR:
+checked on builds only configured for it (`meson introspect --installed`,
+vm-lami's and the plugin page's directory), since building them again
+would cost minutes."""
 
 import csv
 import io
@@ -21,17 +27,65 @@ import vmtest
 
 libdir = subprocess.run(["pkg-config", "--variable=libdir", "babeltrace2"],
                         stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
-plugin_dir = os.path.join(libdir, "babeltrace2", "plugins")
+bt2_plugin_dir = os.path.join(libdir, "babeltrace2", "plugins")
 
 
-def build_options():
-    proc = subprocess.run(["meson", "introspect", "--buildoptions", vmtest.BUILD_DIR],
+def build_options(build=vmtest.BUILD_DIR):
+    proc = subprocess.run(["meson", "introspect", "--buildoptions", build],
                           stdout=subprocess.PIPE, text=True, check=True)
     return {o["name"]: o["value"] for o in json.loads(proc.stdout)}
 
 
 def under_prefix(options, name):
     return os.path.join(options["prefix"], options[name])
+
+
+def bt2_variable(name):
+    return subprocess.run(["pkg-config", "--variable=" + name, "babeltrace2"],
+                          stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+
+
+def configured_plugin_dir(options):
+    """Where the options say the plugin goes (README.md, Building)."""
+    if options.get("plugindir"):
+        return os.path.join(options["prefix"], options["plugindir"])
+    if options["prefix"] in ("/usr/local", bt2_variable("prefix")):
+        return bt2_plugin_dir
+    return os.path.join(under_prefix(options, "libdir"), "babeltrace2", "plugins")
+
+
+def check_other_prefixes(work):
+    """A configured build with another prefix, then with -Dplugindir."""
+    prefix = os.path.join(work, "prefix")
+    custom = os.path.join(work, "custom", "plugins")
+    for label, options, want in (
+            ("--prefix", [], None),
+            ("-Dplugindir", ["-Dplugindir=" + custom], custom)):
+        build = os.path.join(work, "build-" + label.strip("-"))
+        proc = subprocess.run(["meson", "setup", build, vmtest.SOURCE_DIR,
+                               "--prefix=" + prefix, "-Dtests=disabled"] + options,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if proc.returncode != 0:
+            vmtest.fail("meson setup %s failed:\n%s" % (label, proc.stdout[-5000:]))
+        got_options = build_options(build)
+        if want is None:
+            want = os.path.join(prefix, got_options["libdir"], "babeltrace2", "plugins")
+        installed = json.loads(subprocess.run(
+            ["meson", "introspect", "--installed", build], stdout=subprocess.PIPE,
+            text=True, check=True).stdout)
+        plugin = [dest for src, dest in installed.items()
+                  if os.path.basename(src) == "babeltrace-plugin-vm.so"]
+        if plugin != [os.path.join(want, "babeltrace-plugin-vm.so")]:
+            vmtest.fail("%s %s: the plugin is installed as %s, not in %s" % (
+                label, " ".join(options), plugin, want))
+        if configured_plugin_dir(got_options) != want:
+            vmtest.fail("%s: this test's own rule gives %s" % (label, want))
+        for made in (os.path.join(build, "tools", "vm-lami"),
+                     os.path.join(build, "doc", "man", "babeltrace2-plugin-vm.7")):
+            with open(made) as f:
+                if want not in f.read():
+                    vmtest.fail("%s: %s does not name %s" % (label, made, want))
+        print("%s: the plugin goes to %s" % (label, want))
 
 
 def expected_files(options):
@@ -103,11 +157,16 @@ def check_help(destdir, cls, expected):
         vmtest.fail("help of %s names no manual page of its own:\n%s" % (cls, help_text))
     if expected.get(paths[0]) != "a manual page":
         vmtest.fail("help of %s names %s, which is not an installed page" % (cls, paths[0]))
-    source_paths = re.findall(r"(?<!share/)\bdoc/\S+", help_text)
+    # The build directory's place (test_manpages.py) is no source path.
+    source_paths = re.findall(r"(?<!share/)(?<!build directory: )\bdoc/\S+",
+                              " ".join(help_text.split()))
     if source_paths:
         vmtest.fail("help of %s names a path of the source tree: %s" % (cls, source_paths))
 
 
+# Where this build installs the plugin (babeltrace2's directory with the
+# default prefix).
+plugin_dir = configured_plugin_dir(build_options())
 destdir = tempfile.mkdtemp(prefix="vm-install-")
 try:
     proc = subprocess.run(["meson", "install", "-C", vmtest.BUILD_DIR, "--no-rebuild",
@@ -142,5 +201,6 @@ try:
                 vmtest.fail("man -M %s -w 7 %s finds %r, not %s (%s)" % (
                     man_root, name, where.stdout.strip(), destdir + page, where.stderr))
     print("installed:\n  " + "\n  ".join(sorted(expected)))
+    check_other_prefixes(destdir)
 finally:
     shutil.rmtree(destdir, ignore_errors=True)

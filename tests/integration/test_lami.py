@@ -10,7 +10,10 @@
   sink.vm.threads after filter.utils.trimmer;
 - a session directory (one subdirectory per machine) is found whole;
 - progress lines, --test-compatibility, --limit, --plugin-path;
-- bad trace directories, bad options: a LAMI error object, non-zero exit.
+- bad trace directories, bad options: a LAMI error object, non-zero exit
+  (2 for every command line error, no trace directory included);
+- the host's trace alone: an error object naming the fix (the guests'
+  trace directories), exit status 1.
 
 Under valgrind (meson test --setup=valgrind) one run of vm-lami on
 halted-vcpu goes through VM_BT_WRAPPER; under ASan the sanitizer runtime is
@@ -364,8 +367,9 @@ def check_errors(traces):
             f.write("this is not CTF metadata\n")
         expect_error("broken trace", [broken], text="Cannot create trace for")
         expect_error("bad option", ["--bogus"] + traces, status=2, text="--bogus")
-        expect_error("bad time", ["--begin", "yesterday"] + traces, text="yesterday")
-        expect_error("no trace", [], text="trace directories")
+        expect_error("bad time", ["--begin", "yesterday"] + traces, status=2,
+                     text="yesterday")
+        expect_error("no trace", [], status=2, text="trace directories")
         expect_error("compatibility of a directory without trace",
                      ["--test-compatibility", empty], text="No CTF trace")
         expect_error("--plugin-path without the plugin", ["--plugin-path", empty] + traces,
@@ -377,6 +381,17 @@ def check_errors(traces):
     if proc.stdout:
         vmtest.fail("--test-compatibility on good traces printed %r" % proc.stdout)
     print("--test-compatibility: good traces accepted silently")
+
+
+def check_lone_host(host, guest):
+    """The host's trace alone (a guest forgotten, as Trace Compass runs the
+    analysis on the trace selected): an error that names the fix, not empty
+    tables; the guest alone is its own view (no error)."""
+    expect_error("host alone", [host], text="Give the guests' trace directories too")
+    tables = json.loads(lami([guest]).stdout)["results"]
+    if not any(t["data"] for t in tables):
+        vmtest.fail("guest alone: no row at all")
+    print("guest alone: %d rows of its own view" % sum(len(t["data"]) for t in tables))
 
 
 def check_plugin_path(traces, out):
@@ -432,6 +447,8 @@ def main():
     check_progress(classes, two)
     check_plugin_path(two, out)
     check_errors(two)
+    stub = vmtest.scenario("halted-vcpu")
+    check_lone_host(stub["host"], stub["guest"])
     check_real_traces(classes)
 
 

@@ -61,10 +61,13 @@ def stub_times(path):
 
 
 def formula_of(line):
-    """(slope, offset) of an INFO summary line's `t_ref = S * t + O ns`, exact."""
+    """(slope, offset) of an INFO summary line's `t_ref = S * t + O ns` (or
+    `- O ns`), exact."""
     text = line.split("t_ref = ", 1)[1]
-    slope, rest = text.split(" * t + ", 1)
-    return Fraction(slope), Fraction(rest.split(" ns", 1)[0])
+    slope, rest = text.split(" * t ", 1)
+    sign, rest = rest.split(" ", 1)
+    offset = Fraction(rest.split(" ns", 1)[0])
+    return Fraction(slope), -offset if sign == "-" else offset
 
 
 def check_sync(out, traces, label):

@@ -1,13 +1,24 @@
 """sink.vm.threads' `path`: a failed run leaves the previous output file as it
 was, a good one replaces it whole, and neither leaves a temporary file
 behind; a `path` that cannot be created fails at initialization, naming
-`path`."""
+`path`, and so does one that must not be replaced (a symbolic link to
+nothing; as root: another user's read-only file, another user's file in a
+sticky directory); SIGTERM and SIGINT leave no temporary file behind; a
+full standard output (no `path`) is an error that blames no `path`.
+
+The unit test output-file checks the same rules on lib/writers alone, plus
+a final rename that fails (the output is then kept, and named)."""
 
 import json
 import os
+import pwd
 import shutil
+import signal
 import stat
+import subprocess
+import time
 
+import truthdata
 import vmtest
 import threads_common as tc
 
@@ -18,10 +29,10 @@ FAILING = ["-c", "filter.vm.correlate", "-p", 'reference="nope"']
 GOOD = ["-c", "filter.vm.correlate"]
 
 
-def run(traces, correlate, sink_params, check=True):
+def run(traces, correlate, sink_params, check=True, stdout=None):
     return vmtest.babeltrace2(list(traces) + correlate + [
         "-c", "filter.vm.state", "-c", "sink.vm.threads", "-p", sink_params],
-        check=check)
+        check=check, stdout=stdout)
 
 
 def check_parses(fmt, text):
@@ -118,6 +129,19 @@ def check_not_a_regular_file(traces):
     tc.parse_csv(out.stdout, "threads")
 
 
+def check_full_stdout(traces):
+    """No `path`, a standard output that cannot be written (> /dev/full):
+    the error says so, and blames no `path` that was never given."""
+    with open("/dev/full", "w") as full:
+        proc = run(traces, GOOD, 'format="csv"', check=False, stdout=full)
+    flat = " ".join(proc.stderr.split())
+    if proc.returncode != 1 or "Cannot write the output to the standard output" not in flat:
+        vmtest.fail("> /dev/full: exit status %d, error:\n%s" % (proc.returncode,
+                                                               proc.stderr[-3000:]))
+    if "given by parameter `path`" in flat:
+        vmtest.fail("> /dev/full: the error blames a `path` never given:\n" + proc.stderr)
+
+
 def check_cannot_create(traces, folder):
     a_file = os.path.join(folder, "plain-file")
     with open(a_file, "w") as f:
@@ -149,6 +173,115 @@ def check_cannot_create(traces, folder):
         vmtest.fail("a failed initialization changed a file")
 
 
+def init_error(traces, path, words):
+    """A sink run with `path` fails at initialization, saying `words`."""
+    proc = vmtest.babeltrace2(list(traces) + [
+        "-c", "sink.vm.threads", "-p", 'format="csv",path="%s"' % path], check=False)
+    if proc.returncode != 1:
+        vmtest.fail("path=%s: exit status %d, not 1 (an error):\n%s" % (
+            path, proc.returncode, proc.stderr[-5000:]))
+    flat = " ".join(proc.stderr.split())
+    for word in ["`path`", "initialization"] + words:
+        if word not in flat:
+            vmtest.fail("error for path=%s does not say %s:\n%s" % (path, word,
+                                                                  proc.stderr))
+
+
+def check_dangling_link(traces, folder):
+    """A link to nothing: an error naming where it points, nothing created."""
+    folder = os.path.join(folder, "dangling")
+    os.mkdir(folder)
+    link = os.path.join(folder, "dangling.csv")
+    os.symlink("gone/out.csv", link)
+    init_error(traces, link, ['"gone/out.csv", which does not exist'])
+    only_file(folder, "dangling.csv")
+    shutil.rmtree(folder)
+
+
+def check_other_users_files(traces, folder):
+    """As root (the kernel lets root replace anything): another user's
+    read-only file, and another user's file in a sticky directory, are
+    errors at initialization and stay as they were, owner included."""
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        nobody = None
+    if os.geteuid() != 0 or nobody is None:
+        print("other users' files: skipped (needs root and user nobody)")
+        return
+    plain = os.path.join(folder, "users")
+    sticky = os.path.join(folder, "sticky")
+    os.mkdir(plain)
+    os.mkdir(sticky)
+    os.chmod(sticky, 0o1777)
+    cases = ((os.path.join(plain, "read-only.csv"), 0o444, ["not writable"]),
+             (os.path.join(sticky, "theirs.csv"), 0o666, ["sticky directory"]))
+    for path, mode, words in cases:
+        with open(path, "w") as f:
+            f.write(OLD)
+        os.chown(path, nobody.pw_uid, nobody.pw_gid)
+        os.chmod(path, mode)
+        init_error(traces, path, [path] + words)
+        st = os.stat(path)
+        if read(path) != OLD or st.st_uid != nobody.pw_uid:
+            vmtest.fail("%s was changed (owner uid %d)" % (path, st.st_uid))
+        only_file(os.path.dirname(path), os.path.basename(path))
+        os.remove(path)
+    os.rmdir(plain)
+    os.rmdir(sticky)
+    print("other users' files: refused at initialization, left as they were")
+
+
+def signalled_run(traces, path, sig):
+    """The run stopped once its temporary file exists (so mid-run), given
+    `sig`, then resumed; returns its exit status, or None when it ended
+    before it could be stopped."""
+    cmd = list(traces) + ["-c", "filter.vm.correlate", "-c", "filter.vm.state",
+                          "-c", "sink.vm.threads", "-p", 'format="csv",path="%s"' % path]
+    folder, name = os.path.split(path)
+    proc = vmtest.popen_babeltrace2(cmd, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+    while proc.poll() is None and not any(
+            f.startswith(name + ".") for f in os.listdir(folder)):
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGSTOP)
+    if proc.poll() is not None:
+        return None
+    proc.send_signal(sig)
+    proc.send_signal(signal.SIGCONT)
+    return proc.wait()
+
+
+def check_signals(folder):
+    """SIGTERM kills babeltrace2 (the temporary file goes with it), SIGINT
+    stops its graph (the sink's finalization removes it): either way the
+    previous output stays and no temporary file is left."""
+    out = truthdata.generate("output-file-signals", ["--seed", 5, "--guests", 1,
+                                                     "--duration-ms", 3000])
+    traces = list(truthdata.ctf_traces(out).values())
+    folder = os.path.join(folder, "signals")
+    os.mkdir(folder)
+    path = os.path.join(folder, "signalled.csv")
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with open(path, "w") as f:
+            f.write(OLD)
+        for _ in range(5):
+            status = signalled_run(traces, path, sig)
+            if status is not None:
+                break
+            with open(path, "w") as f:
+                f.write(OLD)
+        else:
+            vmtest.fail("the run always ended before it could be signalled")
+        if status == 0:
+            vmtest.fail("%s: the run completed" % sig.name)
+        if read(path) != OLD:
+            vmtest.fail("%s: the previous output was changed" % sig.name)
+        only_file(folder, os.path.basename(path))
+        print("%s: exit status %d, no temporary file left" % (sig.name, status))
+    os.remove(path)
+
+
 def main():
     tc.require_component("filter.vm.state")
     ctf = vmtest.scenario("one-qemu-kvm")
@@ -164,7 +297,11 @@ def main():
     check_new_file_mode(traces, others)
     check_symlink(traces, others)
     check_not_a_regular_file(traces)
+    check_full_stdout(traces)
     check_cannot_create(traces, others)
+    check_dangling_link(traces, others)
+    check_other_users_files(traces, others)
+    check_signals(others)
     shutil.rmtree(root, ignore_errors=True)
     print("sink.vm.threads: `path` replaced only by a complete output")
 

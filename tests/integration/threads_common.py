@@ -41,18 +41,35 @@ def parse_csv(text, what):
     return list(csv.DictReader(io.StringIO(text)))
 
 
+# What an interval's json object has after the CSV's keys: its exact
+# duration and exact times as strings, for readers whose numbers are doubles.
+JSON_EXACT_KEYS = ["dur_ns", "begin_ns_str", "end_ns_str"]
+
+
+def check_json_exact_times(number, row):
+    """The duration and string times of a json interval are its integers'."""
+    exact = (row["end_ns"] - row["begin_ns"], str(row["begin_ns"]), str(row["end_ns"]))
+    if tuple(row[k] for k in JSON_EXACT_KEYS) != exact:
+        vmtest.fail("json line %d: %s are %r, not %r" % (
+            number, JSON_EXACT_KEYS, tuple(row[k] for k in JSON_EXACT_KEYS), exact))
+
+
 def parse_json_lines(text, what):
-    """Rows of a json output: one object a line with the CSV's keys."""
+    """Rows of a json output: one object a line with the CSV's keys (and for
+    intervals the exact-time members, checked, then left out)."""
     rows = []
+    extra = JSON_EXACT_KEYS if what in ("threads", "vcpus") else []
     for number, line in enumerate(text.splitlines(), 1):
         try:
             row = json.loads(line)
         except ValueError as e:
             vmtest.fail("json line %d is not JSON (%s): %r" % (number, e, line))
-        if sorted(row) != sorted(KEYS[what]):
-            vmtest.fail("json line %d has keys %s, not %s" % (number, sorted(row),
-                                                             sorted(KEYS[what])))
-        rows.append(row)
+        if list(row) != KEYS[what] + extra:
+            vmtest.fail("json line %d has keys %s, not %s" % (number, list(row),
+                                                             KEYS[what] + extra))
+        if extra:
+            check_json_exact_times(number, row)
+        rows.append({k: row[k] for k in KEYS[what]})
     return rows
 
 

@@ -144,8 +144,7 @@ def runs_product_code(args):
     return any(prefix in arg for arg in args for prefix in PRODUCT_CLASS_PREFIXES)
 
 
-def babeltrace2(args, check=True, plugin_paths=None, wrap=True, stdout=None):
-    """Runs babeltrace2 with the plugin; returns the CompletedProcess."""
+def _command(args, plugin_paths=None, wrap=True):
     paths = plugin_paths if plugin_paths is not None else [PLUGIN_DIR]
     cmd = ["babeltrace2"]
     if paths:
@@ -153,6 +152,18 @@ def babeltrace2(args, check=True, plugin_paths=None, wrap=True, stdout=None):
     cmd += list(args)
     if wrap and paths and runs_product_code(args):
         cmd = _wrapper() + cmd
+    return cmd
+
+
+def popen_babeltrace2(args, **kwargs):
+    """Starts babeltrace2 with the plugin, as babeltrace2() runs it, for a
+    test that acts on the running process; returns the Popen."""
+    return subprocess.Popen(_command(args), env=_env(), **kwargs)
+
+
+def babeltrace2(args, check=True, plugin_paths=None, wrap=True, stdout=None):
+    """Runs babeltrace2 with the plugin; returns the CompletedProcess."""
+    cmd = _command(args, plugin_paths, wrap)
     proc = subprocess.run(cmd, stdout=stdout if stdout is not None else subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=_env())
     if check and proc.returncode != 0:

@@ -145,6 +145,37 @@ START_TEST(text_round_trips)
 }
 END_TEST
 
+/*
+ * The formula line puts a negative offset's sign in the operator ("- 123",
+ * not "+ -123"), and its digits still give the very offset back.
+ */
+START_TEST(formula_line_signs)
+{
+	char *line = vm_sync_formula_line(1.5L, -69963934288019.509716L);
+	char *plus = vm_sync_formula_line(1.0L, 25.0L);
+	char *zero = vm_sync_formula_line(1.0L, 0.0L);
+	const char *digits = strstr(line, " - ");
+	long double offset;
+
+	ck_assert_msg(g_str_has_prefix(line, "t_ref = 1.5 * t - 69963934288019.5"), "%s", line);
+	ck_assert(g_str_has_suffix(line, " ns"));
+	ck_assert_ptr_null(strstr(line, "+"));
+	ck_assert_ptr_nonnull(digits);
+	{
+		char *number = g_strndup(digits + 3, strlen(digits + 3) - 3);
+
+		ck_assert(vm_sync_real_parse(number, &offset));
+		ck_assert(offset == 69963934288019.509716L);
+		g_free(number);
+	}
+	ck_assert_str_eq(plus, "t_ref = 1 * t + 25 ns");
+	ck_assert_str_eq(zero, "t_ref = 1 * t + 0 ns");
+	g_free(zero);
+	g_free(plus);
+	g_free(line);
+}
+END_TEST
+
 START_TEST(parse_refuses_non_numbers)
 {
 	long double value = 42;
@@ -173,6 +204,7 @@ int main(void)
 	tcase_add_test(tc, checked_reports_overflow);
 	tcase_add_test(tc, span_ends_decide);
 	tcase_add_test(tc, text_round_trips);
+	tcase_add_test(tc, formula_line_signs);
 	tcase_add_test(tc, parse_refuses_non_numbers);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);

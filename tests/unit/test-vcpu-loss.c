@@ -254,10 +254,12 @@ START_TEST(contradicting_switch_back_in)
 END_TEST
 
 /*
- * A loss before the CPU's first sched_switch: the kvm events before it
- * would have been attributed to that switch's prev_tid (look-ahead), but
- * that switch, after the gap, says nothing of them. Nothing is invented;
- * and the start has no unknown change (the vCPU is not known there yet).
+ * A loss before the CPU's first sched_switch (in a stream's first packet):
+ * the kvm events before the gap are whole, and SPEC's trace-start rule gives
+ * them that switch's prev_tid, even though the switch comes after the gap.
+ * From the gap's start the vCPU is unknown until the switch names its
+ * thread; the entry inside the gap (at 8, the CPU's thread unknown) is not
+ * attributed.
  */
 START_TEST(loss_before_any_state)
 {
@@ -272,6 +274,9 @@ START_TEST(loss_before_any_state)
 		ev_switch(GUEST1, 90, 0, 7, S_RUNNING, 8),
 	};
 	static const struct expected_change vcpu0[] = {
+		{ "guest", 2, 31, 0, -1 },
+		{ "unknown", 5, 31, -1, -1 },
+		{ "preempted", 10, 31, -1, -1 },
 		{ "hypervisor", 20, 31, 0, -1 },
 		{ "guest", 25, 31, 0, -1 },
 	};

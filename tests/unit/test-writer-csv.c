@@ -64,6 +64,41 @@ START_TEST(quoting)
 }
 END_TEST
 
+static void feed_utf8_comms(struct vm_writer *w)
+{
+	const char *comms[] = {
+		"k\xc3\xa4" "fer",                  /* well-formed: kept */
+		"\xe6\xbc\xa2\xe5\xad\x97",           /* well-formed CJK: kept */
+		"a\xff" "b\xc3",                    /* stray bytes */
+		"x,\xc0\xaf",                       /* an overlong '/', to be quoted */
+		"\xed\xa0\x80-long-enough-for-words", /* a surrogate, past 8 bytes */
+	};
+
+	for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
+		const struct vm_thread_interval iv = {
+			"g", (int64_t) i + 1, comms[i], "runnable", 1, 2, -1, -1, 1,
+		};
+
+		vm_writer_thread_interval(w, &iv);
+	}
+}
+
+/* Bytes that are not well-formed UTF-8 become U+FFFD, as in json and text. */
+START_TEST(invalid_utf8_replaced)
+{
+	char *s = write_to_string(VM_WRITER_CSV, VM_WRITER_THREADS, feed_utf8_comms);
+
+	ck_assert_str_eq(s,
+		"machine,tid,comm,state,begin_ns,end_ns,vcpu,reason\n"
+		"g,1,k\xc3\xa4" "fer,runnable,1,2,,\n"
+		"g,2,\xe6\xbc\xa2\xe5\xad\x97,runnable,1,2,,\n"
+		"g,3,a\xef\xbf\xbd" "b\xef\xbf\xbd,runnable,1,2,,\n"
+		"g,4,\"x,\xef\xbf\xbd\xef\xbf\xbd\",runnable,1,2,,\n"
+		"g,5,\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd-long-enough-for-words,runnable,1,2,,\n");
+	free(s);
+}
+END_TEST
+
 static void feed_vcpus(struct vm_writer *w)
 {
 	const struct vm_vcpu_interval guest = {
@@ -155,6 +190,7 @@ int main(void)
 
 	tcase_add_test(tc, threads_rows);
 	tcase_add_test(tc, quoting);
+	tcase_add_test(tc, invalid_utf8_replaced);
 	tcase_add_test(tc, vcpus_rows);
 	tcase_add_test(tc, exits_rows);
 	tcase_add_test(tc, only_records_of_what);

@@ -23,9 +23,11 @@ START_TEST(threads_lines)
 
 	ck_assert_str_eq(s,
 		"{\"machine\":\"guest1\",\"tid\":42,\"comm\":\"worker\",\"state\":\"hypervisor\","
-		"\"begin_ns\":2500,\"end_ns\":2600,\"vcpu\":1,\"reason\":48}\n"
+		"\"begin_ns\":2500,\"end_ns\":2600,\"vcpu\":1,\"reason\":48,"
+		"\"dur_ns\":100,\"begin_ns_str\":\"2500\",\"end_ns_str\":\"2600\"}\n"
 		"{\"machine\":\"guest1\",\"tid\":43,\"comm\":\"\",\"state\":\"blocked\","
-		"\"begin_ns\":0,\"end_ns\":9000,\"vcpu\":null,\"reason\":null}\n");
+		"\"begin_ns\":0,\"end_ns\":9000,\"vcpu\":null,\"reason\":null,"
+		"\"dur_ns\":9000,\"begin_ns_str\":\"0\",\"end_ns_str\":\"9000\"}\n");
 	free(s);
 }
 END_TEST
@@ -45,7 +47,32 @@ START_TEST(vcpus_lines)
 
 	ck_assert_str_eq(s,
 		"{\"machine\":\"vm\",\"vcpu\":2,\"mode\":\"blocked\",\"begin_ns\":20,"
-		"\"end_ns\":35,\"host_tid\":null,\"pcpu\":null,\"reason\":12}\n");
+		"\"end_ns\":35,\"host_tid\":null,\"pcpu\":null,\"reason\":12,"
+		"\"dur_ns\":15,\"begin_ns_str\":\"20\",\"end_ns_str\":\"35\"}\n");
+	free(s);
+}
+END_TEST
+
+static void feed_epoch_vcpu(struct vm_writer *w)
+{
+	/* 2^53 < begin: a double holds neither end, nor their difference. */
+	const struct vm_vcpu_interval run = {
+		"vm", 0, "guest", 1700000000000250001, 1700000000000270000, 7, 1, -1, 1,
+	};
+
+	vm_writer_vcpu_interval(w, &run);
+}
+
+START_TEST(epoch_times_exact_for_doubles)
+{
+	char *s = write_to_string(VM_WRITER_JSON, VM_WRITER_VCPUS, feed_epoch_vcpu);
+
+	ck_assert_str_eq(s,
+		"{\"machine\":\"vm\",\"vcpu\":0,\"mode\":\"guest\","
+		"\"begin_ns\":1700000000000250001,\"end_ns\":1700000000000270000,"
+		"\"host_tid\":7,\"pcpu\":1,\"reason\":null,\"dur_ns\":19999,"
+		"\"begin_ns_str\":\"1700000000000250001\","
+		"\"end_ns_str\":\"1700000000000270000\"}\n");
 	free(s);
 }
 END_TEST
@@ -93,7 +120,8 @@ static void check_comm_written_as(const char *comm, const char *expected)
 	s = write_to_string(VM_WRITER_JSON, VM_WRITER_THREADS, feed_escaped_comm);
 	line = g_strdup_printf("{\"machine\":\"m\",\"tid\":1,\"comm\":%s,"
 		"\"state\":\"running\",\"begin_ns\":0,\"end_ns\":1,"
-		"\"vcpu\":null,\"reason\":null}\n", expected);
+		"\"vcpu\":null,\"reason\":null,\"dur_ns\":1,\"begin_ns_str\":\"0\","
+		"\"end_ns_str\":\"1\"}\n", expected);
 	ck_assert_str_eq(s, line);
 	g_free(line);
 	free(s);
@@ -139,6 +167,7 @@ int main(void)
 
 	tcase_add_test(tc, threads_lines);
 	tcase_add_test(tc, vcpus_lines);
+	tcase_add_test(tc, epoch_times_exact_for_doubles);
 	tcase_add_test(tc, exits_lines);
 	tcase_add_test(tc, escapes_quotes_and_backslashes);
 	tcase_add_test(tc, escapes_control_characters);

@@ -66,9 +66,11 @@ START_TEST(json_unknown_line)
 
 	assert_output_eq(s,
 		"{\"machine\":\"m\",\"tid\":5,\"comm\":\"w\",\"state\":\"running\",\"begin_ns\":0,"
-		"\"end_ns\":600,\"vcpu\":1,\"reason\":null}\n"
+		"\"end_ns\":600,\"vcpu\":1,\"reason\":null,\"dur_ns\":600,\"begin_ns_str\":\"0\","
+		"\"end_ns_str\":\"600\"}\n"
 		"{\"machine\":\"m\",\"tid\":5,\"comm\":\"w\",\"state\":\"unknown\",\"begin_ns\":600,"
-		"\"end_ns\":1000,\"vcpu\":null,\"reason\":null}\n");
+		"\"end_ns\":1000,\"vcpu\":null,\"reason\":null,\"dur_ns\":400,"
+		"\"begin_ns_str\":\"600\",\"end_ns_str\":\"1000\"}\n");
 	free(s);
 }
 END_TEST

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "test-writer-helpers.h"
+#include "writers/text-table.h"
 #include "writers/text-units.h"
 
 static void check_duration(int64_t ns, const char *expected)
@@ -254,6 +255,45 @@ START_TEST(control_chars_cannot_break_rows)
 }
 END_TEST
 
+/*
+ * Columns line up on a terminal: a CJK character or an emoji takes two
+ * columns, a combining accent none, an accented letter one.
+ */
+START_TEST(wide_characters_keep_columns_aligned)
+{
+	static const char *comms[] = {
+		"ab",
+		"\xe6\xbc\xa2\xe5\xad\x97",   /* two CJK ideographs: 4 columns */
+		"\xf0\x9f\x90\xb3x",            /* an emoji and x: 3 columns */
+		"e\xcc\x81t\xc3\xa9",            /* e + combining acute, t, e-acute: 3 */
+	};
+	struct vm_text_table *t = vm_text_table_new("lr");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	vm_text_table_begin_row(t);
+	vm_text_table_add(t, "comm");
+	vm_text_table_add(t, "tid");
+	for (size_t i = 0; i < G_N_ELEMENTS(comms); i++) {
+		vm_text_table_begin_row(t);
+		vm_text_table_add(t, comms[i]);
+		vm_text_table_addf(t, "%zu", i);
+	}
+	vm_text_table_print(t, out);
+	fclose(out);
+	assert_output_eq(buf,
+		"  comm  tid\n"
+		"  ----  ---\n"
+		"  ab      0\n"
+		"  \xe6\xbc\xa2\xe5\xad\x97    1\n"
+		"  \xf0\x9f\x90\xb3x     2\n"
+		"  e\xcc\x81t\xc3\xa9     3\n");
+	free(buf);
+	vm_text_table_free(t);
+}
+END_TEST
+
 START_TEST(full_disk_reported)
 {
 	FILE *out = fopen("/dev/full", "w");
@@ -283,6 +323,7 @@ int main(void)
 	tcase_add_test(tables, empty_sections_say_so);
 	tcase_add_test(tables, thread_named_by_latest_comm);
 	tcase_add_test(tables, control_chars_cannot_break_rows);
+	tcase_add_test(tables, wide_characters_keep_columns_aligned);
 	tcase_add_test(tables, full_disk_reported);
 	suite_add_tcase(s, units);
 	suite_add_tcase(s, tables);
