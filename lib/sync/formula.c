@@ -26,6 +26,11 @@ struct vm_sync_formula vm_sync_formula_identity(void)
  * t + round(v) == round(t + v) for any integer t). False when that integer
  * is no int64_t: then *out is saturated (0 for a NaN).
  */
+bool vm_sync_slope_plausible(long double slope)
+{
+	return slope >= 1.0L - VM_SYNC_PLAUSIBLE_RATE && slope <= 1.0L + VM_SYNC_PLAUSIBLE_RATE;
+}
+
 static bool round_checked(vm_sync_wide v, int64_t *out)
 {
 	int64_t whole;

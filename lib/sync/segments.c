@@ -267,24 +267,59 @@ static void join(GArray *map, const struct window *a, const struct window *b,
 	append_segment(map, p2, &b->formula, b->quality, b->accuracy, b->matches);
 }
 
+/*
+ * Whether a window's line may be part of the map: its matches bound it both
+ * ways (a window of a match or two, or of one direction only, has a line
+ * nothing pins down, an identity placeholder at worst) and its slope is one
+ * a clock can have.
+ */
+static bool adoptable(const struct window *w)
+{
+	return w->quality == VM_SYNC_ACCURATE && vm_sync_slope_plausible(w->formula.slope);
+}
+
+static bool any_adoptable(const struct vm_sync_segments *segments)
+{
+	for (guint i = 0; i <= segments->windows->len; i++) {
+		if (adoptable(window_at(segments, i)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The windows' lines, joined. A window that is not adoptable gets no line
+ * of its own when another is: its time follows its neighbours' lines (the
+ * one before it, extended, or the bridge to the next), never a line its
+ * matches do not determine.
+ */
 static void build_map(struct vm_sync_segments *segments)
 {
 	guint count = segments->windows->len + 1;
-	const struct window *first = window_at(segments, 0);
+	bool choosy = any_adoptable(segments);
+	const struct window *a = NULL;
 
 	g_array_set_size(segments->map, 0);
-	append_segment(segments->map, 0, &first->formula, first->quality, first->accuracy,
-		first->matches);
-	for (guint i = 1; i < count; i++) {
-		const struct window *a = window_at(segments, i - 1);
+	for (guint i = 0; i < count; i++) {
 		const struct window *b = window_at(segments, i);
-		const struct vm_sync_segment *last = &g_array_index(segments->map,
-			struct vm_sync_segment, segments->map->len - 1);
-		/* A bridge stays after what the map already covers, before b's end. */
-		vm_sync_wide lower = last->begin == INT64_MIN ? (vm_sync_wide) a->first_other :
-			(vm_sync_wide) last->begin;
+		const struct vm_sync_segment *last;
+		vm_sync_wide lower;
 
+		if (choosy && !adoptable(b))
+			continue;
+		if (!a) {
+			append_segment(segments->map, 0, &b->formula, b->quality, b->accuracy,
+				b->matches);
+			a = b;
+			continue;
+		}
+		last = &g_array_index(segments->map, struct vm_sync_segment,
+			segments->map->len - 1);
+		/* A bridge stays after what the map already covers, before b's end. */
+		lower = last->begin == INT64_MIN ? (vm_sync_wide) a->first_other :
+			(vm_sync_wide) last->begin;
 		join(segments->map, a, b, lower, (vm_sync_wide) b->last_other);
+		a = b;
 	}
 	segments->map_valid = true;
 }

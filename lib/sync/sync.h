@@ -41,6 +41,17 @@ struct vm_sync_formula {
 struct vm_sync_formula vm_sync_formula_identity(void);
 
 /*
+ * How far from 1 the slope of a map between two real clocks can be: crystal
+ * clocks drift by parts per million, a guest clock a little more while NTP
+ * slews it. Wider than any clock, narrow enough to refuse a line fit to
+ * a handful of misplaced matches (slopes like 0.3 or negative ones).
+ */
+#define VM_SYNC_PLAUSIBLE_RATE 0.05L
+
+/* Whether `slope` is within VM_SYNC_PLAUSIBLE_RATE of 1. */
+bool vm_sync_slope_plausible(long double slope);
+
+/*
  * Maps t, rounding to the nearest nanosecond, halves upward (saturates on
  * overflow). Fast: hardware long double where that decides the rounding.
  */

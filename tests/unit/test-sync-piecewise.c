@@ -177,6 +177,57 @@ START_TEST(segments_of_one_line)
 }
 END_TEST
 
+/*
+ * A clean line, then one stray match that no line of the window fits (as a
+ * misattributed guest event gives the vCPU method): it opens a window of
+ * one match, whose line nothing determines. The map keeps the clean line
+ * over the stray's time too, never a line through that window (an
+ * identity placeholder, or a bridge with a slope no clock has).
+ */
+START_TEST(segments_ignore_undetermined_window)
+{
+	struct slewed_clock clock = { .offset_ns = -48 * MS };
+	struct vm_sync_segments *segments = vm_sync_segments_create();
+	const struct vm_sync_segment *map;
+	unsigned int count;
+	GArray *messages;
+	int64_t last_other = 0, stray_other;
+
+	rng_state = 11;
+	make_clock(&clock, 200 * MS, 200 * MS, 20);
+	messages = exchange(&clock, 200 * MS);
+	for (guint i = 0; i < messages->len; i++) {
+		const struct message *m = &g_array_index(messages, struct message, i);
+
+		vm_sync_segments_add(segments, m->sent_by_ref, m->ref_ts, m->other_ts);
+		last_other = MAX(last_other, m->other_ts);
+	}
+	/* Received, by its timestamps, 5 ms before it was sent. */
+	stray_other = last_other + MS;
+	vm_sync_segments_add(segments, true, BASE_NS + 200 * MS + 5 * MS, stray_other);
+	ck_assert_uint_eq(vm_sync_segments_window_count(segments), 2);
+	map = vm_sync_segments_map(segments, &count);
+	ck_assert_uint_eq(count, 1);
+	ck_assert_int_eq(map[0].quality, VM_SYNC_ACCURATE);
+	ck_assert(vm_sync_slope_plausible(map[0].formula.slope));
+	g_array_free(messages, TRUE);
+	vm_sync_segments_destroy(segments);
+}
+END_TEST
+
+/* The plausible slopes: within a few percent of 1, never 0 or below. */
+START_TEST(slope_plausibility)
+{
+	ck_assert(vm_sync_slope_plausible(1.0L));
+	ck_assert(vm_sync_slope_plausible(1.0001L));
+	ck_assert(vm_sync_slope_plausible(0.98L));
+	ck_assert(!vm_sync_slope_plausible(0.277L));
+	ck_assert(!vm_sync_slope_plausible(-0.204L));
+	ck_assert(!vm_sync_slope_plausible(0.0L));
+	ck_assert(!vm_sync_slope_plausible(2.0L));
+}
+END_TEST
+
 /* Median and maximum |error| of a segment array, sampled every 100 us. */
 static void map_errors(const struct slewed_clock *clock, int64_t duration,
 		const struct vm_sync_segment *map, unsigned int count, int64_t *median, int64_t *max)
@@ -371,6 +422,8 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, segments_of_one_line);
+	tcase_add_test(tc, segments_ignore_undetermined_window);
+	tcase_add_test(tc, slope_plausibility);
 	tcase_add_loop_test(tc, segments_of_slewed_clock, 0, 4);
 	tcase_add_test(tc, online_read_whole_is_trace_compass_result);
 	tcase_add_loop_test(tc, online_slewed_clock, 0, 4);
