@@ -270,12 +270,15 @@ static void join(GArray *map, const struct window *a, const struct window *b,
 /*
  * Whether a window's line may be part of the map: its matches bound it both
  * ways (a window of a match or two, or of one direction only, has a line
- * nothing pins down, an identity placeholder at worst) and its slope is one
- * a clock can have.
+ * nothing pins down, an identity placeholder at worst), tightly enough that
+ * its slope is known within what a bridge may bend (a window of loose
+ * bounds is off by microseconds at its ends), and its slope is one a clock
+ * can have.
  */
 static bool adoptable(const struct window *w)
 {
-	return w->quality == VM_SYNC_ACCURATE && vm_sync_slope_plausible(w->formula.slope);
+	return w->quality == VM_SYNC_ACCURATE && vm_sync_slope_plausible(w->formula.slope) &&
+		w->accuracy <= (long double) VM_SYNC_SEGMENTS_BRIDGE_SLOPE;
 }
 
 static bool any_adoptable(const struct vm_sync_segments *segments)

@@ -210,6 +210,7 @@ static bool sound(const struct vm_sync_segment *map, unsigned int count,
 		/* One window is judged as one line is. */
 		if (segment->matches < VM_VCPU_MIN_CONSTRAINTS || (count > 1 &&
 				(segment->quality != VM_SYNC_ACCURATE ||
+					segment->accuracy > VM_SYNC_SEGMENTS_BRIDGE_SLOPE ||
 					fabsl(segment->formula.slope - 1) > MAX_WINDOW_DRIFT)))
 			return false;
 		fit->accuracy = MAX(fit->accuracy, segment->accuracy);
