@@ -42,7 +42,13 @@ static void json_string_member(FILE *out, const char *key, const char *value)
  */
 static void json_exact_time_members(FILE *out, int64_t begin_ns, int64_t end_ns)
 {
-	json_int_member(out, "dur_ns", end_ns - begin_ns);
+	/*
+	 * Intervals never end before they begin; in unsigned arithmetic the
+	 * difference is exact even for spans beyond 2^63 ns (fuzzed input).
+	 */
+	json_key(out, "dur_ns");
+	fprintf(out, "%" PRIu64, end_ns >= begin_ns ?
+		(uint64_t) end_ns - (uint64_t) begin_ns : 0);
 	json_key(out, "begin_ns_str");
 	fprintf(out, "\"%" PRId64 "\"", begin_ns);
 	json_key(out, "end_ns_str");
