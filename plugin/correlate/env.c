@@ -146,7 +146,15 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 	unsigned int segments = vm_sync_map_segment_count(&info->map);
 	char *largest = vm_sync_real_text(largest_accuracy(info));
 
-	if (segments > 1) {
+	bool unsynced = !info->is_reference && (info->quality == VM_SYNC_ABSENT ||
+		info->quality == VM_SYNC_FAIL);
+
+	if (unsynced) {
+		/* Its identity formula is no result to pass back. */
+		g_free(as_parameter);
+		as_parameter = g_strdup("left on its own clock (no formula to pass as "
+			"`transforms`)");
+	} else if (segments > 1) {
 		/* One line cannot stand for a piecewise map. */
 		g_free(as_parameter);
 		as_parameter = g_strdup("no `transforms` formula gives these segments "
@@ -161,7 +169,10 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 		accuracy, formula, segments > 1 ? " (first segment)" : "",
 		segments, segments > 1 ? "s" : "", largest, as_parameter);
 	g_free(largest);
-	if (segments > 1) {
+	if (unsynced) {
+		/* Its formula is no result: nothing to pass back. */
+		iter->summary_has_unsynced = true;
+	} else if (segments > 1) {
 		iter->summary_has_segments = true;
 	} else if (transform) {
 		g_string_append_printf(all_transforms, "%s%s",
@@ -215,6 +226,7 @@ void correlate_log_summary(struct correlate_iter *iter)
 	unsigned int i;
 
 	iter->summary_has_segments = false;
+	iter->summary_has_unsynced = false;
 	for (i = 0; i < machine_table_count(iter->machines); i++) {
 		struct machine *machine = machine_table_at(iter->machines, i);
 
@@ -224,7 +236,8 @@ void correlate_log_summary(struct correlate_iter *iter)
 		}
 	}
 
-	if (reference && all_transforms->len > 0 && !iter->summary_has_segments) {
+	if (reference && all_transforms->len > 0 && !iter->summary_has_segments &&
+			!iter->summary_has_unsynced) {
 		CORRELATE_LOGI(iter->log_level, iter->name,
 			"To skip the synchronization next time, pass: "
 			"reference=\"%s\",transforms={%s}", reference, all_transforms->str);

@@ -198,6 +198,7 @@ struct correlate_iter {
 	bool keeps_time_base;
 	bool sync_pass_done;
 	bool summary_has_segments;   /* a machine's map has several segments */
+	bool summary_has_unsynced;   /* a machine is left on its own clock */
 	/*
 	 * An input began with a stream beginning that has a time: the mark
 	 * of a seek to that time before correlate (filter.utils.trimmer, the

@@ -15,11 +15,13 @@ correlate).
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import truthdata  # noqa: E402
 import vmtest  # noqa: E402
 import correlate_check as cc  # noqa: E402
 
@@ -70,8 +72,35 @@ def workload_traces():
             for name in sorted(os.listdir(out)) if name.endswith(".stub")]
 
 
+def no_suggestion_after_failure():
+    """A guest left on its own clock has no formula to pass back: no line
+    suggests one (it once offered the identity beside the others' results).
+    Here a guest of another host's workload comes with a host and its own
+    guest: its vmsync messages match nothing of this host."""
+    small = ["--guests", 1, "--duration-ms", 30, "--tcp-period-ms", 0]
+    ours = truthdata.ctf_traces(truthdata.generate("correlate-suggestion-ours",
+                                                   ["--seed", 12] + small))
+    stranger = truthdata.ctf_traces(truthdata.generate("correlate-suggestion-stranger",
+                                                       ["--seed", 13] + small))
+    traces = [ours["host"], ours["guest1"], stranger["guest1"]]
+    proc = vmtest.babeltrace2(["--log-level=I"] + cc.direct_args(
+        traces, 'sync-model="linear"', sink="sink.utils.dummy"), check=False)
+    if proc.returncode != 0:
+        vmtest.fail("a stranger guest: status %d:\n%s" % (proc.returncode, proc.stderr[-3000:]))
+    if not re.search(r"Machine `guest1(#2)?` has no synchronization", proc.stderr):
+        vmtest.fail("the stranger guest is not said unsynchronized:\n" + proc.stderr[-3000:])
+    if cc.suggested_params(proc.stderr) is not None:
+        vmtest.fail("a failed synchronization suggests transforms: %s"
+                    % cc.suggested_params(proc.stderr))
+    if re.search(r'transforms=\{guest1(#2)?=\{slope="1",offset-ns="0"\}', proc.stderr):
+        vmtest.fail("the unsynchronized guest's line offers the identity:\n" + proc.stderr)
+    print("failed sync: no suggestion")
+
+
 def main():
-    check_fed_back(workload_traces(), "workload", 'sync-model="linear"')
+    traces = workload_traces()
+    check_fed_back(traces, "workload", 'sync-model="linear"')
+    no_suggestion_after_failure()
     if vmtest.shared_dir() is None:
         print("../shared is not present: tc-synctraces not checked")
     elif vmtest.under_valgrind():
