@@ -235,7 +235,12 @@ static struct machine *machine_of_new_trace(struct machine_table *table,
 	}
 
 	if (env_string(trace, "vm_sync_quality")) {
+		const char *method = env_string(trace, "vm_sync_method");
+
 		machine->from_correlate = true;
+		if (method && strcmp(method, "reference") == 0) {
+			machine->was_reference = true;
+		}
 	}
 
 	if (machine->host_pid < 0) {

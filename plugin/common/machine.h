@@ -70,6 +70,9 @@ struct machine {
 	 */
 	bool from_correlate;
 
+	/* Some trace of it says `vm_sync_method` "reference": that run's time base. */
+	bool was_reference;
+
 	/*
 	 * Environment `vm_host_pid` (signed integer) of the first of its
 	 * traces that has one: the host process (QEMU) that runs this guest,

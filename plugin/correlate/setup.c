@@ -27,6 +27,48 @@ static bool check_machine_name(struct correlate_iter *iter, const char *param,
 	return false;
 }
 
+/* Whether every machine of the input comes out of filter.vm.correlate. */
+static bool all_from_correlate(struct correlate_iter *iter)
+{
+	unsigned int count = machine_table_count(iter->machines);
+
+	for (unsigned int i = 0; i < count; i++) {
+		if (!machine_table_at(iter->machines, i)->from_correlate) {
+			return false;
+		}
+	}
+
+	return count > 0;
+}
+
+/*
+ * A previous run's output keeps its machines' times in that run's time base
+ * only, not their own clocks (nor the piecewise maps back to them): it can
+ * be read again in that base, not re-based on another machine.
+ */
+static bool check_rebase(struct correlate_iter *iter)
+{
+	const char *name = iter->comp->params.reference;
+	struct machine *asked;
+
+	if (!name || !all_from_correlate(iter)) {
+		return true;
+	}
+
+	asked = machine_table_find_by_name(iter->machines, name);
+	if (!asked || asked->was_reference) {
+		return true;
+	}
+
+	ITER_ERROR(iter, "Parameter `reference`: the input traces come out of "
+		"filter.vm.correlate, their times already in another machine's time "
+		"base; their own clocks are not kept, so they cannot be re-based on "
+		"`%s`. Run filter.vm.correlate with reference=\"%s\" on the original "
+		"traces instead, or leave `reference` out to read this output in its "
+		"own time base.", name, name);
+	return false;
+}
+
 static bool check_parameters(struct correlate_iter *iter)
 {
 	const struct correlate_params *params = &iter->comp->params;
@@ -34,7 +76,8 @@ static bool check_parameters(struct correlate_iter *iter)
 	gpointer name;
 
 	if (!check_machine_name(iter, "reference", params->reference) ||
-			!check_machine_name(iter, "host", params->host)) {
+			!check_machine_name(iter, "host", params->host) ||
+			!check_rebase(iter)) {
 		return false;
 	}
 

@@ -15,7 +15,9 @@ the first filter):
 3. the copy through correlate -> state -> sink.ctf.fs again: the same
    trace directories, every `vm_machine` one of the original machines, the
    vm-state trace the host's (`vm_machine`, `vm_role`);
-4. the real TCP pair of ../shared (when present): its copy read back
+4. the copy re-based on a guest (`reference`) is an error naming the way
+   (correlate on the original traces); on its own reference it runs;
+5. the real TCP pair of ../shared (when present): its copy read back
    through correlate prints the very same timeline (correlate keeps the
    time base of its own output instead of fitting it again).
 """
@@ -127,9 +129,28 @@ def check_case(label, traces, work):
                                     tag, chain_name, what, original[what][:3000],
                                     got[what][:3000]))
         check_copy_env(copy, machines, tag + ", copy")
+        check_rebase(form, copy, machines, tag)
         again = write_copy(form, copy, os.path.join(work, label, form, "again"), tag)
         check_copy_env(again, machines, tag + ", copy of the copy")
     print("%s: the copy reads back as the same machines, same results" % label)
+
+
+def check_rebase(form, copy, machines, label):
+    """A copy keeps its run's time base, not each machine's clock: re-basing
+    it on a guest is an error that says how to get that base; naming its
+    own reference is fine."""
+    guest = next(m for m in machines if m != "host")
+    proc = vmtest.babeltrace2(graph(form, copy, [("filter.vm.correlate",
+                                                  {"reference": guest})],
+                                    "sink.utils.dummy", None), check=False)
+    if proc.returncode == 0:
+        vmtest.fail("%s: a copy re-based on `%s` was accepted (its times would stay in "
+                    "the host's base)" % (label, guest))
+    for word in ("`reference`", "cannot be re-based on `%s`" % guest, "original traces"):
+        if word not in proc.stderr:
+            vmtest.fail("%s: re-basing error lacks %r:\n%s" % (label, word, proc.stderr[-3000:]))
+    vmtest.babeltrace2(graph(form, copy, [("filter.vm.correlate", {"reference": "host"})],
+                             "sink.utils.dummy", None))
 
 
 def check_real_pair():
