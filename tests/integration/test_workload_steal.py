@@ -32,12 +32,13 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stealcmp  # noqa: E402
+from stealcmp import HostReplay, length, merged, overlap  # noqa: E402
 import stubfile  # noqa: E402
 import truthdata  # noqa: E402
 import vmtest  # noqa: E402
 
-HEADER = ("machine,vcpu,tid,comm,begin_ns,end_ns,pcpu,culprit_kind,culprit_machine,"
-          "culprit_vcpu,culprit_tid,culprit_comm")
+HEADER = stealcmp.HEADER
 SHAPE = ["--seed", 3, "--duration-ms", 300, "--guests", 3, "--vcpus", 2, "--host-cpus", 2,
          "--host-hogs", 2, "--migrate-rate", 300]
 LOSS = ["--loss-rate", 30, "--loss-ms", "0.1:1"]
@@ -48,33 +49,6 @@ MIN_HOG_BUSY = 0.9
 def read_csv(out, name):
     with open(os.path.join(out, "truth", name), newline="") as f:
         return list(csv.DictReader(f))
-
-
-def merged(intervals):
-    """Sorted (begin, end) pairs with touching or overlapping ones joined."""
-    result = []
-    for b, e in sorted(intervals):
-        if result and b <= result[-1][1]:
-            result[-1] = (result[-1][0], max(result[-1][1], e))
-        else:
-            result.append((b, e))
-    return result
-
-
-def overlap(a, b):
-    """Total overlap of two merged interval lists."""
-    total, i, j = 0, 0, 0
-    while i < len(a) and j < len(b):
-        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
-
-
-def length(intervals):
-    return sum(e - b for b, e in intervals)
 
 
 def span(row):
@@ -142,60 +116,6 @@ def check_threads(out, rows):
     if not any(r["tid"] == "0" for r in rows):
         problems.append("no steal of an idle guest (victim tid 0)")
     return problems
-
-
-class HostReplay:
-    """What host.stub says: each CPU's current thread, each thread's
-    waiting CPU, the migrations, the statedump's processes."""
-
-    def __init__(self, out):
-        stub = stubfile.parse(os.path.join(out, "host.stub"))
-        base = stub.clock_offset_s * 10**9 + stub.clock_offset_ns
-        self.switches = {}  # cpu -> ([t], [(prev, next)])
-        self.moves = {}  # tid -> ([t], [cpu]): switched out there or migrated there
-        self.migrations = []
-        self.pid = {}
-        self.losses = {}  # cpu -> [loss line time]
-        for e in stub.events:
-            t = base + e.ts
-            f = e.fields
-            if e.name == "sched_switch":
-                times, pairs = self.switches.setdefault(e.cpu, ([], []))
-                times.append(t)
-                pairs.append((f["prev_tid"], f["next_tid"]))
-                self._move(f["prev_tid"], t, e.cpu)
-            elif e.name == "sched_migrate_task":
-                self.migrations.append((t, e.cpu, f))
-                self._move(f["tid"], t, f["dest_cpu"])
-            elif e.name == "lttng_statedump_process_state":
-                self.pid[f["tid"]] = f["pid"]
-        for loss in stub.losses:
-            self.losses.setdefault(loss.cpu, []).append(base + loss.ts)
-
-    def _move(self, tid, t, cpu):
-        times, cpus = self.moves.setdefault(tid, ([], []))
-        times.append(t)
-        cpus.append(cpu)
-
-    def current(self, cpu, t):
-        """The thread current on CPU from t on, and the time of the next
-        switch there (None if none)."""
-        times, pairs = self.switches[cpu]
-        i = bisect.bisect_right(times, t)
-        tid = pairs[0][0] if i == 0 else pairs[i - 1][1]
-        return tid, times[i] if i < len(times) else None
-
-    def waiting_cpu(self, tid, t):
-        """The CPU the thread last left or was moved to at or before t, and
-        the time of its next move."""
-        times, cpus = self.moves.get(tid, ([], []))
-        i = bisect.bisect_right(times, t)
-        return (cpus[i - 1] if i else None), (times[i] if i < len(times) else None)
-
-    def next_switch(self, cpu, t):
-        times = self.switches[cpu][0]
-        i = bisect.bisect_left(times, t)
-        return times[i] if i < len(times) else None
 
 
 def kinds(out, replay):
