@@ -6,6 +6,7 @@
 #include "guest-work.h"
 #include "host-setup.h"
 #include "kvm-layout.h"
+#include "steal-record.h"
 
 #define NS_PER_S UINT64_C(1000000000)
 /* Mixed into --seed for the guest clocks' own RNGs. */
@@ -33,6 +34,7 @@ static void free_vcpu(gpointer data)
 	g_queue_clear_full(&vcpu->irqs, wl_girq_free);
 	g_free(vcpu->irq);
 	wl_truth_track_clear(&vcpu->track);
+	wl_steal_track_clear(&vcpu->steal);
 	g_free(vcpu);
 }
 
@@ -110,6 +112,7 @@ static void add_vcpus(wl_sim *sim, wl_guest *guest)
 		g_queue_init(&vcpu->irqs);
 		vcpu->tick_ns = NEVER;
 		wl_truth_track_init(&vcpu->track);
+		wl_steal_track_init(&vcpu->steal);
 		g_ptr_array_add(guest->vcpus, vcpu);
 	}
 }
@@ -150,6 +153,7 @@ bool wl_guest_setup(wl_sim *sim, int index)
 	g_ptr_array_add(sim->guests, guest);
 	set_guest_clock(sim, guest);
 	guest->qemu_main = wl_host_add_thread(sim, HOST_ORDINARY, 0, "qemu-system-x86");
+	guest->qemu_main->qemu_guest = guest;
 	add_vcpus(sim, guest);
 	add_guest_threads(sim, guest);
 	return open_guest_stub(sim, guest);

@@ -1,6 +1,7 @@
 #include "host-sched.h"
 
 #include "emit.h"
+#include "steal-record.h"
 #include "vcpu.h"
 
 #define WAKE_FORMAT "comm=\"%s\" tid=%d prio=%d target_cpu=%d"
@@ -10,7 +11,7 @@ static wl_host_cpu *cpu_at(wl_sim *sim, int id)
 	return g_ptr_array_index(sim->cpus, id);
 }
 
-static bool cpu_is_idle(const wl_host_cpu *cpu)
+bool wl_host_cpu_is_idle(const wl_host_cpu *cpu)
 {
 	return cpu->current->kind == HOST_IDLE && g_queue_is_empty((GQueue *)&cpu->runq);
 }
@@ -26,7 +27,7 @@ static wl_host_cpu *wake_target(wl_sim *sim, const wl_host_thread *thread)
 	for (guint i = 0; i < count; i++) {
 		wl_host_cpu *cpu = cpu_at(sim, (int)((thread->cpu + i) % count));
 
-		if (cpu_is_idle(cpu))
+		if (wl_host_cpu_is_idle(cpu))
 			return cpu;
 	}
 	return cpu_at(sim, thread->cpu);
@@ -36,7 +37,7 @@ void wl_host_wake(wl_sim *sim, wl_host_thread *thread)
 {
 	g_assert(thread->state == RUN_BLOCKED);
 	wl_host_cpu *cpu = wake_target(sim, thread);
-	bool was_idle = cpu_is_idle(cpu);
+	bool was_idle = wl_host_cpu_is_idle(cpu);
 
 	wl_host_emit(sim, cpu->id, "sched_waking", WAKE_FORMAT, thread->comm, thread->tid,
 		     KERNEL_PRIO, cpu->id);
@@ -57,9 +58,21 @@ void wl_host_wake(wl_sim *sim, wl_host_thread *thread)
 	cpu->resched_ns = MIN(cpu->resched_ns, resched);
 }
 
-static uint64_t ordinary_burst_ns(wl_sim *sim)
+static uint64_t ordinary_burst_ns(wl_sim *sim, const wl_host_thread *thread)
 {
+	/* --host-hogs: busy most of the time (one draw either way, so that
+	 * runs without hogs draw what they always did) */
+	if (thread->hog)
+		return wl_rng_range(&sim->rng, 2000000, 20000000);
 	return wl_rng_range(&sim->rng, 15000, 900000);
+}
+
+/* How long an ordinary thread sleeps after a burst. */
+static uint64_t ordinary_sleep_ns(wl_sim *sim, const wl_host_thread *thread)
+{
+	if (thread->hog)
+		return wl_rng_range(&sim->rng, 20000, 300000);
+	return wl_rng_range(&sim->rng, 20000, 4000000);
 }
 
 void wl_host_switch(wl_sim *sim, wl_host_cpu *cpu, int64_t prev_state)
@@ -69,7 +82,8 @@ void wl_host_switch(wl_sim *sim, wl_host_cpu *cpu, int64_t prev_state)
 
 	if (!next)
 		next = cpu->idle;
-	wl_emit_host_switch(sim, cpu->id, prev, prev_state, next);
+	bool recorded = wl_emit_host_switch(sim, cpu->id, prev, prev_state, next);
+
 	if (prev->kind != HOST_IDLE) {
 		prev->state = prev_state == PREV_RUNNABLE ? RUN_RUNNABLE : RUN_BLOCKED;
 		if (prev->state == RUN_RUNNABLE)
@@ -78,10 +92,11 @@ void wl_host_switch(wl_sim *sim, wl_host_cpu *cpu, int64_t prev_state)
 	next->state = RUN_RUNNING;
 	next->cpu = cpu->id;
 	cpu->current = next;
+	wl_steal_cpu_switched(sim, cpu, recorded);
 	cpu->switched = true;
 	cpu->resched_ns = NEVER;
 	cpu->slice_end_ns = sim->now + wl_rng_range(&sim->rng, 1000000, 4000000);
-	cpu->burst_end_ns = sim->now + ordinary_burst_ns(sim);
+	cpu->burst_end_ns = sim->now + ordinary_burst_ns(sim, next);
 	if (prev->kind == HOST_VCPU)
 		wl_vcpu_switched_out(sim, prev->vcpu, prev_state);
 	if (next->kind == HOST_VCPU)
@@ -116,12 +131,12 @@ static void ordinary_burst_end(wl_sim *sim, wl_host_cpu *cpu)
 	wl_host_thread *thread = cpu->current;
 
 	if (wl_rng_chance(&sim->rng, 650)) {
-		thread->wake_ns = sim->now + wl_rng_range(&sim->rng, 20000, 4000000);
+		thread->wake_ns = sim->now + ordinary_sleep_ns(sim, thread);
 		wl_host_switch(sim, cpu, PREV_SLEEPING);
 	} else if (!g_queue_is_empty(&cpu->runq)) {
 		wl_host_switch(sim, cpu, PREV_RUNNABLE);
 	} else {
-		cpu->burst_end_ns = sim->now + ordinary_burst_ns(sim);
+		cpu->burst_end_ns = sim->now + ordinary_burst_ns(sim, thread);
 	}
 }
 

@@ -5,6 +5,8 @@
 
 #include "model.h"
 
+/* Runs its idle task with nothing queued. */
+bool wl_host_cpu_is_idle(const wl_host_cpu *cpu);
 /* Wakes a blocked host thread (sched_waking, sched_wakeup) onto a CPU. */
 void wl_host_wake(wl_sim *sim, wl_host_thread *thread);
 /* Switches the CPU's current thread out with PREV_STATE, in the next. */

@@ -1,7 +1,9 @@
 #include "host-setup.h"
 
 #include "emit.h"
+#include "host-migrate.h"
 #include "kvm-layout.h"
+#include "steal-record.h"
 
 #define NS_PER_S UINT64_C(1000000000)
 
@@ -62,6 +64,7 @@ static void add_host_cpus(wl_sim *sim)
 		cpu->slice_end_ns = NEVER;
 		cpu->burst_end_ns = NEVER;
 		g_queue_init(&cpu->runq);
+		cpu->history = g_array_new(FALSE, FALSE, sizeof(wl_cpu_current));
 		g_ptr_array_add(sim->cpus, cpu);
 	}
 }
@@ -71,6 +74,7 @@ static void free_cpu(gpointer data)
 	wl_host_cpu *cpu = data;
 
 	g_queue_clear(&cpu->runq);
+	g_array_unref(cpu->history);
 	g_free(cpu->idle);
 	g_free(cpu);
 }
@@ -82,8 +86,12 @@ static bool open_host_stub(wl_sim *sim)
 		.hostname = "host", .clock_uuid = sim->host_clock_uuid,
 		.clock_offset_ns = sim->start_ns - uptime, .cpus = sim->opt.host_cpus,
 	};
+	const char *const *defs[] = { wl_migrate_event_defs, NULL };
 	char *path = g_strdup_printf("%s/host.stub", sim->opt.out_dir);
 
+	/* declared only when written: without migrations, the header of old */
+	if (sim->opt.migrate_rate > 0)
+		header.event_defs = defs;
 	wl_layout_header(&sim->opt, &header);
 	bool ok = wl_stub_open(&sim->host_stub, path, &header);
 
@@ -104,6 +112,12 @@ bool wl_host_setup(wl_sim *sim)
 	for (int i = 0; i < 2 * sim->opt.host_cpus; i++)
 		wl_host_add_thread(sim, HOST_ORDINARY, 0, host_comms[i % G_N_ELEMENTS(host_comms)]);
 	return true;
+}
+
+void wl_host_add_hogs(wl_sim *sim)
+{
+	for (int i = 0; i < sim->opt.host_hogs; i++)
+		wl_host_add_thread(sim, HOST_ORDINARY, 0, "stress-ng-cpu")->hog = true;
 }
 
 /* Which host thread runs where at the start: vCPUs first, so that the

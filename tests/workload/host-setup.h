@@ -9,6 +9,9 @@
 bool wl_host_setup(wl_sim *sim);
 /* A blocked host thread; PID 0 makes it a process of its own. */
 wl_host_thread *wl_host_add_thread(wl_sim *sim, wl_host_kind kind, int pid, const char *comm);
+/* --host-hogs: host threads busy most of the time (after every other
+ * thread, so that without them the tids and draws are what they were). */
+void wl_host_add_hogs(wl_sim *sim);
 /* vCPU threads run on the first CPUs, the rest wait (vCPUs) or sleep. */
 void wl_host_place_threads(wl_sim *sim);
 

@@ -11,6 +11,7 @@
 #include "guest-clock.h"
 #include "options.h"
 #include "rng.h"
+#include "steal-track.h"
 #include "stub-file.h"
 #include "truth-track.h"
 
@@ -53,6 +54,10 @@ typedef struct wl_host_thread {
 	int pinned_cpu; /* per-CPU kernel thread: its CPU, else -1 */
 	uint64_t wake_ns; /* timer wake-up when blocked, NEVER if none */
 	struct wl_vcpu *vcpu; /* HOST_VCPU only */
+	/* Another thread of that guest's QEMU process (its main thread): a
+	 * `vmm` culprit of steal; NULL for every other thread. */
+	struct wl_guest *qemu_guest;
+	bool hog; /* --host-hogs: long bursts, short sleeps */
 } wl_host_thread;
 
 typedef struct wl_host_cpu {
@@ -64,6 +69,7 @@ typedef struct wl_host_cpu {
 	uint64_t resched_ns; /* a wake-up asked to reschedule at this time */
 	uint64_t burst_end_ns; /* ordinary thread: end of its CPU burst */
 	bool switched; /* wrote a sched_switch: its current thread is known */
+	GArray *history; /* of wl_cpu_current: who was current when (steal.csv) */
 } wl_host_cpu;
 
 typedef struct wl_exit_stat {
@@ -134,6 +140,7 @@ typedef struct wl_vcpu {
 
 	wl_exit_stat exits[EXIT_REASON_LIMIT];
 	wl_truth_track track;
+	wl_steal_track steal; /* where its thread waited while preempted */
 } wl_vcpu;
 
 typedef struct wl_guest {
@@ -178,6 +185,10 @@ typedef struct wl_sim {
 	const char *kvm_entry_name;
 	const char *kvm_exit_name;
 	struct wl_losses *losses; /* --loss-rate (loss.h), else NULL */
+	/* --migrate-rate (host-migrate.h): a generator of its own, so that the
+	 * option draws nothing from the simulation's when it is 0 */
+	wl_rng migrate_rng;
+	uint64_t next_migrate_ns;
 } wl_sim;
 
 #endif

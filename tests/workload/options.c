@@ -42,12 +42,17 @@ typedef struct raw_options {
 	gint64 slew_ppm;
 	char *slew_period;
 	gint64 guest_kvm_entries;
+	double migrate_rate;
+	gint64 host_hogs;
 } raw_options;
 
 /* Beyond this a trace is more gaps than events. */
 #define MAX_LOSS_RATE 1000.0
 #define MAX_LOSS_MS 10000.0
 #define DEFAULT_LOSS_MS "0.1:2"
+/* Beyond this the host does little but move threads. */
+#define MAX_MIGRATE_RATE 100000.0
+#define MAX_HOST_HOGS 1024
 
 /* MIN:MAX in ms (reals, 0 < MIN <= MAX <= MAX_LOSS_MS) into ns. */
 static bool parse_loss_ms(const char *text, uint64_t *min_ns, uint64_t *max_ns)
@@ -104,6 +109,8 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 		{ "slew-ppm", 0, 0, G_OPTION_ARG_INT64, &raw->slew_ppm, "Guest clock frequency steps, ppm, 0 = none (default 0)", "S" },
 		{ "slew-period-ms", 0, 0, G_OPTION_ARG_STRING, &raw->slew_period, "Lengths of the guest clock frequency segments (default 2000:6000)", "MIN:MAX" },
 		{ "guest-kvm-entries", 0, 0, G_OPTION_ARG_INT64, &raw->guest_kvm_entries, "KVM entries in each guest's trace, after its first context switches (a guest that runs a nested VM; default 0)", "K" },
+		{ "migrate-rate", 0, 0, G_OPTION_ARG_DOUBLE, &raw->migrate_rate, "Migrations of waiting host threads to another CPU (sched_migrate_task), per second (default 0: none)", "R" },
+		{ "host-hogs", 0, 0, G_OPTION_ARG_INT64, &raw->host_hogs, "Host threads busy most of the time (default 0)", "N" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *context = g_option_context_new("- simulated KVM host and guests, as stub traces with ground truth");
@@ -174,7 +181,13 @@ static bool check_raw(const raw_options *raw)
 			MAX_LOSS_RATE, raw->loss_rate);
 		return false;
 	}
+	if (!(raw->migrate_rate >= 0 && raw->migrate_rate <= MAX_MIGRATE_RATE)) {
+		fprintf(stderr, "vm-workload: --migrate-rate must be between 0 and %g, not %g\n",
+			MAX_MIGRATE_RATE, raw->migrate_rate);
+		return false;
+	}
 	return in_range("seed", raw->seed, 0, G_MAXINT64) &&
+	       in_range("host-hogs", raw->host_hogs, 0, MAX_HOST_HOGS) &&
 	       in_range("host-cpus", raw->host_cpus, 1, MAX_HOST_CPUS) &&
 	       in_range("guests", raw->guests, 1, MAX_GUESTS) &&
 	       in_range("vcpus", raw->vcpus, 1, MAX_VCPUS) &&
@@ -242,6 +255,8 @@ static void fill(wl_options *opt, raw_options *raw, bool duration_given)
 	opt->loss_rate = raw->loss_rate;
 	opt->slew_ppm = raw->slew_ppm;
 	opt->guest_kvm_entries = (int)raw->guest_kvm_entries;
+	opt->migrate_rate = raw->migrate_rate;
+	opt->host_hogs = (int)raw->host_hogs;
 }
 
 bool wl_options_parse(wl_options *opt, int argc, char **argv)

@@ -57,6 +57,11 @@ typedef struct wl_options {
 	 * declares the KVM events too, which the host's does. They change no
 	 * state of the truth (a guest's KVM events are not the host's). */
 	int guest_kvm_entries;
+	/* --migrate-rate: sched_migrate_task of waiting host threads, per
+	 * second (0: none; host-migrate.h). */
+	double migrate_rate;
+	/* --host-hogs: host threads busy most of the time (0: none). */
+	int host_hogs;
 } wl_options;
 
 /* Parses argv; on bad options prints why on stderr and returns false. */

@@ -7,6 +7,8 @@
 #include "host-setup.h"
 #include "kvm-layout.h"
 #include "loss.h"
+#include "host-migrate.h"
+#include "steal-record.h"
 #include "statedump.h"
 #include "tcp.h"
 #include "vmsync.h"
@@ -37,7 +39,10 @@ bool wl_setup(wl_sim *sim)
 	for (int g = 1; g <= sim->opt.guests; g++)
 		if (!wl_guest_setup(sim, g))
 			return false;
+	wl_host_add_hogs(sim);
 	wl_host_place_threads(sim);
+	wl_steal_start(sim);
+	wl_migrate_init(sim);
 	for (guint g = 0; g < sim->guests->len; g++)
 		wl_guest_place(sim, g_ptr_array_index(sim->guests, g));
 	wl_kvm_layout_setup(sim);

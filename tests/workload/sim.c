@@ -2,9 +2,11 @@
 
 #include "guest-irq.h"
 #include "guest-sched.h"
+#include "host-migrate.h"
 #include "host-sched.h"
 #include "loss.h"
 #include "tcp.h"
+#include "steal-record.h"
 #include "truth.h"
 #include "vmsync.h"
 
@@ -14,7 +16,7 @@
 #define QUIET_TAIL_NS 100000
 
 typedef enum { NEXT_NONE, NEXT_CPU, NEXT_HOST_TIMER, NEXT_GUEST_TIMER, NEXT_TCP, NEXT_VMSYNC,
-	       NEXT_GUEST_TICK } next_kind;
+	       NEXT_GUEST_TICK, NEXT_MIGRATE } next_kind;
 
 typedef struct next_step {
 	next_kind kind;
@@ -71,6 +73,7 @@ static next_step earliest(wl_sim *sim)
 	uint64_t vmsync_ns = wl_vmsync_next_ns(sim, &vmsync_guest);
 
 	consider(&best, NEXT_VMSYNC, vmsync_ns, NULL, vmsync_guest);
+	consider(&best, NEXT_MIGRATE, sim->next_migrate_ns, NULL, NULL);
 	return best;
 }
 
@@ -119,6 +122,9 @@ void wl_sim_run(wl_sim *sim)
 		case NEXT_VMSYNC:
 			wl_vmsync_due(sim, step.guest);
 			break;
+		case NEXT_MIGRATE:
+			wl_migrate_step(sim);
+			break;
 		case NEXT_NONE:
 			return;
 		}
@@ -132,6 +138,8 @@ void wl_sim_finish(wl_sim *sim)
 	wl_tcp_final_send(sim);
 
 	uint64_t end = sim->last_event_ns;
+
+	wl_steal_finish(sim, end);
 
 	for (guint g = 0; g < sim->guests->len; g++) {
 		wl_guest *guest = g_ptr_array_index(sim->guests, g);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "loss-truth.h"
+#include "steal-truth.h"
 #include "truth.h"
 
 static const char *const thread_state_names[] = {
@@ -219,7 +220,9 @@ bool wl_truth_write(wl_sim *sim)
 	/* Only with --loss-rate: other outputs stay as they were. */
 	if (ok && sim->losses)
 		ok = write_csv(sim, "losses.csv", LOSSES_CSV_HEADER, wl_loss_losses_body) &&
-		     write_csv(sim, "affected.csv", AFFECTED_CSV_HEADER, wl_loss_affected_body);
+		     write_csv(sim, "affected.csv", AFFECTED_CSV_HEADER, wl_loss_affected_body) &&
+		     write_csv(sim, "steal-affected.csv", STEAL_AFFECTED_CSV_HEADER,
+			       wl_steal_affected_body);
 	return ok &&
 	       write_csv(sim, "timemap.csv", "machine,slope,offset_ns", timemap_body) &&
 	       write_csv(sim, "machines.csv", "machine,role,hostname,clock_uuid,vm_uid,qemu_pid,host_pid",
@@ -230,5 +233,6 @@ bool wl_truth_write(wl_sim *sim)
 	       write_csv(sim, "vcpus.csv", "machine,vcpu,mode,begin_ns,end_ns,host_tid,pcpu,reason",
 			 vcpus_body) &&
 	       write_csv(sim, "exits.csv",
-			 "machine,vcpu,reason,name,count,total_ns,min_ns,max_ns,mean_ns", exits_body);
+			 "machine,vcpu,reason,name,count,total_ns,min_ns,max_ns,mean_ns", exits_body) &&
+	       write_csv(sim, "steal.csv", STEAL_CSV_HEADER, wl_steal_body);
 }

@@ -1,5 +1,7 @@
 #include "truth.h"
 
+#include "steal-record.h"
+
 static wl_mode truth_mode(const wl_vcpu *vcpu)
 {
 	/* The analysis knows nothing of a vCPU before the first host event
@@ -26,6 +28,7 @@ void wl_truth_vcpu_changed(wl_sim *sim, wl_vcpu *vcpu)
 		};
 		wl_truth_track_set(&vcpu->track, sim->last_event_ns, &value);
 	}
+	wl_steal_vcpu_update(sim, vcpu);
 	if (vcpu->current)
 		wl_truth_thread_changed(sim, vcpu->guest, vcpu->current);
 }
