@@ -12,8 +12,8 @@ static const char *const csv_headers[] = {
 	[VM_WRITER_THREADS] = "machine,tid,comm,state,begin_ns,end_ns,vcpu,reason",
 	[VM_WRITER_VCPUS] = "machine,vcpu,mode,begin_ns,end_ns,host_tid,pcpu,reason",
 	[VM_WRITER_EXITS] = "machine,vcpu,reason,name,count,total_ns,min_ns,max_ns,mean_ns",
-	[VM_WRITER_STEAL] = "machine,vcpu,tid,comm,begin_ns,end_ns,pcpu,culprit_kind,"
-		"culprit_machine,culprit_vcpu,culprit_tid,culprit_comm",
+	[VM_WRITER_STEAL] = ("machine,vcpu,tid,comm,begin_ns,end_ns,pcpu,culprit_kind,"
+		"culprit_machine,culprit_vcpu,culprit_tid,culprit_comm"),
 };
 
 /* Quoting is needed for separators, quotes and line breaks; edge spaces are
