@@ -28,6 +28,7 @@ enum vm_event_kind {
 	VM_EVENT_VMSYNC_HG_HOST,
 	VM_EVENT_VCPU_STATE,        /* vm:vcpu_state, written by filter.vm.state */
 	VM_EVENT_LOSS,              /* events lost on the stream of `cpu` (see u.loss) */
+	VM_EVENT_SCHED_MIGRATE,     /* sched_migrate_task */
 };
 
 /* An integer field the trace did not have reads as this. */
@@ -73,6 +74,12 @@ struct vm_event {
 			int64_t child_tid;
 			int64_t child_pid;
 		} fork;
+
+		/* sched_migrate_task: thread `tid` now belongs to CPU `dest_cpu` */
+		struct {
+			int64_t tid;
+			int64_t dest_cpu;
+		} migrate;
 
 		/* sched_process_exit and sched_process_free */
 		struct {

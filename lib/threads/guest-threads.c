@@ -266,6 +266,9 @@ static struct guest_thread *thread_get(struct vm_threads_machine *m, int64_t tid
 	return t ? t : thread_new(m, tid);
 }
 
+static void cpu_changed(struct vm_threads_machine *m, const struct cpu_slot *slot,
+		int64_t ts);
+
 /* The tid now names another thread: the old one's history ends at `ts`. */
 static struct guest_thread *thread_replace(struct vm_threads_machine *m, int64_t tid,
 		int64_t ts)
@@ -278,8 +281,10 @@ static struct guest_thread *thread_replace(struct vm_threads_machine *m, int64_t
 		if (old->on_cpu) {
 			struct cpu_slot *slot = cpu_find(m, old->cpu);
 
-			if (slot && slot->tid == tid)
+			if (slot && slot->tid == tid) {
 				slot->tid = 0;
+				cpu_changed(m, slot, ts);
+			}
 		}
 		vm_threads_track_end(&old->track, ts, emit_interval, &ctx);
 		thread_remove(m, old);
@@ -330,18 +335,36 @@ static struct cpu_slot *cpu_get(struct vm_threads_machine *m, int64_t cpu)
 	return slot;
 }
 
-static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t tid)
+/* Says what `slot` runs now, to whoever follows the CPUs (steal's victims). */
+static void cpu_changed(struct vm_threads_machine *m, const struct cpu_slot *slot,
+		int64_t ts)
 {
-	cpu_get(m, cpu)->tid = tid;
+	const struct guest_thread *t;
+
+	if (!m->cb.cpu_current)
+		return;
+	t = slot->tid > 0 ? thread_find(m, slot->tid) : NULL;
+	m->cb.cpu_current(ts, slot->cpu, slot->tid, t ? t->comm : "", m->cb.data);
+}
+
+static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t tid,
+		int64_t ts)
+{
+	struct cpu_slot *slot = cpu_get(m, cpu);
+
+	slot->tid = tid;
+	cpu_changed(m, slot, ts);
 }
 
 /* What `slot` runs is not known from `since` on (an earlier mark stays). */
-static void cpu_set_unknown(struct cpu_slot *slot, int64_t since)
+static void cpu_set_unknown(struct vm_threads_machine *m, struct cpu_slot *slot,
+		int64_t since)
 {
 	if (slot->tid == TID_UNKNOWN && slot->unknown_since <= since)
 		return;
 	slot->tid = TID_UNKNOWN;
 	slot->unknown_since = since;
+	cpu_changed(m, slot, since);
 }
 
 /*
@@ -400,7 +423,7 @@ static void leave_other_cpu(struct vm_threads_machine *m, struct guest_thread *t
 		"event is trusted and what CPU %" PRId64 " runs is unknown until its "
 		"next sched_switch", ev->cpu, t->tid, t->cpu, t->cpu);
 	if (slot && slot->tid == t->tid)
-		cpu_set_unknown(slot, ev->ts);
+		cpu_set_unknown(m, slot, ev->ts);
 	t->on_cpu = false;
 }
 
@@ -448,14 +471,14 @@ static void switch_in(struct vm_threads_machine *m, const struct vm_event *ev)
 	struct guest_thread *t;
 
 	if (tid <= 0) {
-		cpu_set_current(m, ev->cpu, 0);
+		cpu_set_current(m, ev->cpu, 0, ev->ts);
 		return;
 	}
 	t = thread_live(m, tid, ev->ts);
 	/* Switched in here while believed on another CPU: trusted. */
 	leave_other_cpu(m, t, ev);
-	cpu_set_current(m, ev->cpu, tid);
 	thread_set_comm(m, t, ev->u.sched_switch.next_comm);
+	cpu_set_current(m, ev->cpu, tid, ev->ts);
 	t->appeared = true;
 	t->unknown = false;
 	t->on_cpu = true;
@@ -589,7 +612,7 @@ static void cpu_lose(struct vm_threads_machine *m, struct cpu_slot *slot, int64_
 
 	if (t && t->on_cpu && t->cpu == slot->cpu)
 		make_unknown(m, t, since);
-	cpu_set_unknown(slot, since);
+	cpu_set_unknown(m, slot, since);
 }
 
 void vm_threads_machine_loss(struct vm_threads_machine *m, const struct vm_event *ev)

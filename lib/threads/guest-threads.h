@@ -24,9 +24,20 @@ typedef void (*vm_threads_interval_cb)(const struct vm_thread_interval *iv, void
 typedef void (*vm_threads_warning_cb)(const char *kind, const char *machine,
 		const char *message, void *data);
 
+/*
+ * What CPU `cpu` of the machine runs changed at `ts`: thread `tid` (0 idle,
+ * -1 not known), named `comm` (interned: valid until the machine forgets
+ * its threads or is destroyed). `ts` may be before what was reported last
+ * (a loss located late).
+ */
+typedef void (*vm_threads_cpu_current_cb)(int64_t ts, int64_t cpu, int64_t tid,
+		const char *comm, void *data);
+
 struct vm_threads_machine_callbacks {
 	vm_threads_interval_cb interval;
 	vm_threads_warning_cb warning;
+	/* May be NULL. */
+	vm_threads_cpu_current_cb cpu_current;
 	void *data;
 };
 

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "steal/steal.h"
 #include "util/time-span.h"
 #include "threads/exit-stats.h"
 #include "threads/guest-threads.h"
@@ -19,6 +20,8 @@ struct machine_slot {
 	bool role_given;
 	/* what its tracer lost (machine: the name its threads carry) */
 	struct vm_machine_losses losses;
+	/* its vCPUs in the steal analysis, when it runs (NULL otherwise) */
+	struct vm_steal_vm *steal_vm;
 };
 
 /* ISA of the last kvm_exit of a host CPU, for the names of exit reasons. */
@@ -37,6 +40,8 @@ struct vm_threads {
 	GHashTable *machine_by_name; /* name -> struct machine_slot (not owned) */
 	struct vm_threads_exit_stats *exits;
 	struct vm_threads_vcpus *vcpus;
+	/* who took the time of preempted vCPUs; NULL when not wanted */
+	struct vm_steal *steal;
 	GHashTable *exit_isa;       /* host CPU -> struct cpu_isa */
 	/* entries of `exit_isa` (never removed), by host CPU modulo the size */
 	struct cpu_isa *isa_cache[ISA_CACHE_SIZE];
@@ -82,6 +87,8 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 		cb->vcpu_interval ? forward_vcpu_interval : NULL, threads, threads->exits);
 	threads->exit_isa = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	threads->warned = vm_threads_warn_once_create();
+	if (cb->steal_interval)
+		threads->steal = vm_steal_create(cb->steal_interval, cb->data);
 	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return threads;
 }
@@ -93,6 +100,7 @@ void vm_threads_destroy(struct vm_threads *threads)
 	g_hash_table_destroy(threads->machine_by_name);
 	g_ptr_array_unref(threads->machines);
 	vm_threads_vcpus_destroy(threads->vcpus);
+	vm_steal_destroy(threads->steal);
 	vm_threads_exit_stats_destroy(threads->exits);
 	g_hash_table_destroy(threads->exit_isa);
 	vm_threads_warn_once_destroy(threads->warned);
@@ -132,6 +140,16 @@ static void machine_interval(const struct vm_thread_interval *iv, void *data)
 	}
 }
 
+/* A guest CPU (= vCPU) runs another thread: the victim of its steal. */
+static void machine_cpu_current(int64_t ts, int64_t cpu, int64_t tid, const char *comm,
+		void *data)
+{
+	struct machine_slot *slot = data;
+
+	if (slot->role != VM_THREADS_ROLE_HOST)
+		vm_steal_guest_current(slot->owner->steal, slot->steal_vm, ts, cpu, tid, comm);
+}
+
 static void become_guest(struct machine_slot *slot)
 {
 	struct vm_threads *owner = slot->owner;
@@ -156,6 +174,8 @@ static void become_host(struct machine_slot *slot)
 			"threads are no longer reported from here on");
 	slot->role = VM_THREADS_ROLE_HOST;
 	/* Its threads are never reported: do not keep them. */
+	if (slot->steal_vm)
+		vm_steal_forget_guest(owner->steal, slot->steal_vm);
 	vm_threads_role_gate_drop(slot->gate);
 	vm_threads_machine_forget(slot->threads);
 	/* SPEC: once the host is known, all other machines are guests. */
@@ -194,6 +214,10 @@ void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
 	slot = g_new0(struct machine_slot, 1);
 	slot->owner = threads;
 	mcb.data = slot;
+	if (threads->steal) {
+		slot->steal_vm = vm_steal_vm_of(threads->steal, name);
+		mcb.cpu_current = machine_cpu_current;
+	}
 	slot->threads = vm_threads_machine_create(name, threads->vcpus, &mcb);
 	slot->gate = vm_threads_role_gate_create();
 	g_ptr_array_index(threads->machines, index) = slot;
@@ -325,6 +349,10 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 		of_vm = vm_threads_vcpus_get_vm(threads->vcpus, vm);
 	vm_threads_vcpus_change(threads->vcpus, of_vm, ev->ts, ev->u.vcpu_state.vcpu,
 		&status, exit_isa_on(threads, status.pcpu));
+	if (threads->steal)
+		vm_steal_vcpu_state(threads->steal, guest && guest->steal_vm ? guest->steal_vm :
+			vm_steal_vm_of(threads->steal, vm), ev->ts, ev->u.vcpu_state.vcpu,
+			status.mode == VM_THREADS_VCPU_PREEMPTED, status.host_tid);
 	if (guest && guest->role != VM_THREADS_ROLE_HOST) {
 		/*
 		 * filter.vm.state applied the host rule: the VM it names is a
@@ -372,6 +400,8 @@ static void on_loss(struct vm_threads *threads, const struct vm_event *ev)
 		 * filter.vm.state's (its `unknown`); only the exits need care.
 		 */
 		vm_threads_vcpus_host_loss(threads->vcpus, ev->cpu);
+		if (threads->steal)
+			vm_steal_host_event(threads->steal, ev);
 		return;
 	}
 	vm_threads_machine_loss(slot->threads, ev);
@@ -414,6 +444,9 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 		slot = machine_slot(threads, ev->machine);
 		if (slot->role != VM_THREADS_ROLE_HOST)
 			vm_threads_machine_feed(slot->threads, ev);
+		else if (threads->steal)
+			/* Who runs on the host's CPUs: the culprits of steal. */
+			vm_steal_host_event(threads->steal, ev);
 		return;
 	}
 }
@@ -434,10 +467,16 @@ bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int mach
 	case VM_EVENT_PROCESS_EXIT:
 	case VM_EVENT_PROCESS_FREE:
 	case VM_EVENT_STATEDUMP_PROCESS:
-		/* What vm_threads_machine_feed() reads, except on the host. */
+	case VM_EVENT_SCHED_MIGRATE:
+		/*
+		 * What vm_threads_machine_feed() reads, except on the host,
+		 * where only the steal analysis reads some.
+		 */
 		slot = machine < threads->machines->len ?
 			g_ptr_array_index(threads->machines, machine) : NULL;
-		return !slot || slot->role != VM_THREADS_ROLE_HOST;
+		if (slot && slot->role == VM_THREADS_ROLE_HOST)
+			return threads->steal && vm_steal_needs_fields(kind);
+		return kind != VM_EVENT_SCHED_MIGRATE;
 	default:
 		/* kvm_entry only makes its machine the host; the machines
 		 * ignore vmsync and other events. */
@@ -492,6 +531,8 @@ void vm_threads_finish(struct vm_threads *threads)
 			vm_threads_machine_finish(slot->threads, end);
 	}
 	vm_threads_vcpus_finish(threads->vcpus, end);
+	if (threads->steal)
+		vm_steal_finish(threads->steal, end);
 	for (guint i = 0; i < threads->machines->len; i++) {
 		struct machine_slot *slot = g_ptr_array_index(threads->machines, i);
 

@@ -25,7 +25,7 @@ enum vm_threads_role {
 };
 
 /*
- * `vcpu_interval` and `exit_stat` may be NULL when those records are not
+ * `vcpu_interval`, `exit_stat` and `steal_interval` may be NULL when those records are not
  * wanted: the analysis then skips building them (exit statistics are a hash
  * lookup per exit).
  */
@@ -33,6 +33,11 @@ struct vm_threads_callbacks {
 	void (*thread_interval)(const struct vm_thread_interval *iv, void *data);
 	void (*vcpu_interval)(const struct vm_vcpu_interval *iv, void *data);
 	void (*exit_stat)(const struct vm_exit_stat *stat, void *data);
+	/*
+	 * Who took the time of preempted vCPUs (lib/steal/steal.h); NULL: not
+	 * computed (the host's scheduler events are then not read).
+	 */
+	void (*steal_interval)(const struct vm_steal_interval *iv, void *data);
 	/*
 	 * At finish, for each machine whose tracer lost events or packets
 	 * (VM_EVENT_LOSS), in machine index order. May be NULL.

@@ -10,6 +10,7 @@
 
 #include <glib.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "util/time-span.h"
 #include "writers/json-output.h"
@@ -273,6 +274,73 @@ static void chrome_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_inter
 	close_complete_event(out);
 }
 
+/* The culprit as a slice name: "guest2 vCPU 1", "guest2 QEMU", "bash (500)", ... */
+static char *culprit_label(const struct vm_steal_interval *iv)
+{
+	const char *kind = iv->culprit_kind ? iv->culprit_kind : "unknown";
+
+	if (strcmp(kind, "vcpu") == 0)
+		return g_strdup_printf("%s vCPU %" PRId64, iv->culprit_machine ?
+			iv->culprit_machine : "", iv->culprit_vcpu);
+	if (strcmp(kind, "vmm") == 0)
+		return g_strdup_printf("%s QEMU (%" PRId64 ")", iv->culprit_machine ?
+			iv->culprit_machine : "", iv->culprit_tid);
+	if (strcmp(kind, "host") == 0)
+		return g_strdup_printf("%s (%" PRId64 ")", iv->culprit_comm ?
+			iv->culprit_comm : "", iv->culprit_tid);
+	return g_strdup(kind);
+}
+
+/* The culprit's members of a preempted slice's args (CSV's culprit_* columns). */
+static void write_culprit_args(FILE *out, bool *first, const struct vm_steal_interval *iv)
+{
+	if (iv->pcpu != -1)
+		write_int_arg(out, first, "pcpu", iv->pcpu);
+	write_string_arg(out, first, "culprit_kind", iv->culprit_kind);
+	if (iv->culprit_machine)
+		write_string_arg(out, first, "culprit_machine", iv->culprit_machine);
+	if (iv->culprit_vcpu != -1)
+		write_int_arg(out, first, "culprit_vcpu", iv->culprit_vcpu);
+	if (iv->culprit_tid != -1)
+		write_int_arg(out, first, "culprit_tid", iv->culprit_tid);
+	if (iv->culprit_comm)
+		write_string_arg(out, first, "culprit_comm", iv->culprit_comm);
+}
+
+/*
+ * A part of a preempted interval: on the victim vCPU's track, named after
+ * the culprit, and on the victim thread's track (a guest thread), named
+ * `preempted` as in what=threads; both carry the culprit in args.
+ */
+static void chrome_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv)
+{
+	struct chrome_writer *cw = (struct chrome_writer *) w;
+	struct chrome_machine *m = machine_of(cw, iv->machine);
+	char *label = culprit_label(iv);
+	int64_t begin = trace_time(cw, iv->begin_ns), end = trace_time(cw, iv->end_ns);
+	FILE *out = open_complete_event(cw, m->pid, vcpu_track(cw, m, iv->vcpu), label,
+		begin, end);
+	bool first = true;
+
+	if (iv->tid != -1)
+		write_int_arg(out, &first, "tid", iv->tid);
+	write_culprit_args(out, &first, iv);
+	close_complete_event(out);
+	g_free(label);
+	if (iv->tid > 0) {
+		const struct vm_thread_interval as_thread = {
+			.machine = iv->machine, .tid = iv->tid, .comm = iv->comm,
+		};
+
+		out = open_complete_event(cw, m->pid, thread_track(cw, m, &as_thread),
+			"preempted", begin, end);
+		first = true;
+		write_int_arg(out, &first, "vcpu", iv->vcpu);
+		write_culprit_args(out, &first, iv);
+		close_complete_event(out);
+	}
+}
+
 /* Start of the next exit bar on the vCPU's track, moved past this one. */
 static int64_t take_exit_cursor(struct chrome_machine *m, int64_t vcpu,
 		int64_t width_ns)
@@ -348,6 +416,7 @@ static const struct vm_writer_ops chrome_ops = {
 	.thread_interval = chrome_thread_interval,
 	.vcpu_interval = chrome_vcpu_interval,
 	.exit_stat = chrome_exit_stat,
+	.steal_interval = chrome_steal_interval,
 	.finish = chrome_finish,
 	.destroy = chrome_destroy,
 };

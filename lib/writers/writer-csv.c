@@ -12,6 +12,8 @@ static const char *const csv_headers[] = {
 	[VM_WRITER_THREADS] = "machine,tid,comm,state,begin_ns,end_ns,vcpu,reason",
 	[VM_WRITER_VCPUS] = "machine,vcpu,mode,begin_ns,end_ns,host_tid,pcpu,reason",
 	[VM_WRITER_EXITS] = "machine,vcpu,reason,name,count,total_ns,min_ns,max_ns,mean_ns",
+	[VM_WRITER_STEAL] = ("machine,vcpu,tid,comm,begin_ns,end_ns,pcpu,culprit_kind,"
+		"culprit_machine,culprit_vcpu,culprit_tid,culprit_comm"),
 };
 
 /* Quoting is needed for separators, quotes and line breaks; edge spaces are
@@ -475,6 +477,41 @@ static void csv_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 	vm_out_buffer_putc(row, '\n');
 }
 
+/* Far fewer rows than thread intervals: plain writes will do. */
+static void csv_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv)
+{
+	struct csv_writer *cw = csv_writer_of(w);
+	struct vm_out_buffer *row = &cw->buf;
+	char *p;
+
+	csv_write_text(row, iv->machine);
+	vm_out_buffer_putc(row, ',');
+	csv_write_int(row, iv->vcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->tid);
+	vm_out_buffer_putc(row, ',');
+	csv_write_text(row, iv->comm);
+	p = vm_out_buffer_reserve(row, CSV_NUMBERS_MAX);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->begin_ns);
+	*p++ = ',';
+	p = csv_format_time(&cw->prefix, p, iv->end_ns);
+	*p++ = ',';
+	p = csv_format_optional_int(p, iv->pcpu);
+	*p++ = ',';
+	csv_commit(row, p);
+	csv_write_text(row, iv->culprit_kind);
+	vm_out_buffer_putc(row, ',');
+	csv_write_text(row, iv->culprit_machine);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->culprit_vcpu);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->culprit_tid);
+	vm_out_buffer_putc(row, ',');
+	csv_write_text(row, iv->culprit_comm);
+	vm_out_buffer_putc(row, '\n');
+}
+
 /* Rows still in the buffer go to the stream, which the caller flushes. */
 static void csv_finish(struct vm_writer *w)
 {
@@ -492,6 +529,7 @@ static const struct vm_writer_ops csv_ops = {
 	.thread_interval = csv_thread_interval,
 	.vcpu_interval = csv_vcpu_interval,
 	.exit_stat = csv_exit_stat,
+	.steal_interval = csv_steal_interval,
 	.finish = csv_finish,
 	.destroy = csv_destroy,
 };

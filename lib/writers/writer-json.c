@@ -123,6 +123,34 @@ static void json_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 	fputs("}\n", w->out);
 }
 
+/* A string member, null when the CSV cell is empty (NULL). */
+static void json_optional_string_member(FILE *out, const char *key, const char *value)
+{
+	json_key(out, key);
+	if (value)
+		vm_json_write_string(out, value);
+	else
+		fputs("null", out);
+}
+
+static void json_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv)
+{
+	json_begin_object(w->out, iv->machine);
+	json_int_member(w->out, "vcpu", iv->vcpu);
+	json_optional_int_member(w->out, "tid", iv->tid);
+	json_string_member(w->out, "comm", iv->comm ? iv->comm : "");
+	json_int_member(w->out, "begin_ns", iv->begin_ns);
+	json_int_member(w->out, "end_ns", iv->end_ns);
+	json_optional_int_member(w->out, "pcpu", iv->pcpu);
+	json_string_member(w->out, "culprit_kind", iv->culprit_kind);
+	json_optional_string_member(w->out, "culprit_machine", iv->culprit_machine);
+	json_optional_int_member(w->out, "culprit_vcpu", iv->culprit_vcpu);
+	json_optional_int_member(w->out, "culprit_tid", iv->culprit_tid);
+	json_optional_string_member(w->out, "culprit_comm", iv->culprit_comm);
+	json_exact_time_members(w->out, iv->begin_ns, iv->end_ns);
+	fputs("}\n", w->out);
+}
+
 /* Lines are written as they come: nothing is pending at the end. */
 static void json_finish(struct vm_writer *w)
 {
@@ -138,6 +166,7 @@ static const struct vm_writer_ops json_ops = {
 	.thread_interval = json_thread_interval,
 	.vcpu_interval = json_vcpu_interval,
 	.exit_stat = json_exit_stat,
+	.steal_interval = json_steal_interval,
 	.finish = json_finish,
 	.destroy = json_destroy,
 };

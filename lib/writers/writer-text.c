@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/time-span.h"
+#include "writers/text-steal.h"
 #include "writers/text-table.h"
 #include "writers/text-units.h"
 #include "writers/writer-private.h"
@@ -74,6 +75,7 @@ struct text_writer {
 	GHashTable *vcpus;        /* struct time_summary, by (machine, vcpu) */
 	GHashTable *exits;        /* struct exit_summary, by exit_key */
 	GPtrArray *losses;        /* struct vm_machine_losses (machine owned) */
+	struct vm_text_steal *steal;
 	/* some thread was `unknown`, or some loss was reported */
 	bool show_unknown;
 };
@@ -190,6 +192,11 @@ static void text_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interva
 
 	add_time(s, vcpu_modes, G_N_ELEMENTS(vcpu_modes), iv->mode,
 		vm_time_span(iv->end_ns, iv->begin_ns));
+}
+
+static void text_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv)
+{
+	vm_text_steal_add(((struct text_writer *) w)->steal, iv);
 }
 
 /* A statistic given twice for the same exit (one per input chunk, say) is
@@ -518,6 +525,11 @@ static void text_finish(struct vm_writer *w)
 		fputc('\n', w->out);
 	if (w->every_kind || w->what == VM_WRITER_EXITS)
 		print_exit_table(w->out, tw->exits);
+	/* In the summary only when some vCPU was preempted: a table of nothing says nothing. */
+	if (w->every_kind && vm_text_steal_any(tw->steal))
+		fputc('\n', w->out);
+	if ((w->every_kind && vm_text_steal_any(tw->steal)) || w->what == VM_WRITER_STEAL)
+		vm_text_steal_print(tw->steal, w->out);
 	if (tw->losses->len > 0) {
 		fputc('\n', w->out);
 		print_losses_table(w->out, tw->losses);
@@ -532,6 +544,7 @@ static void text_destroy(struct vm_writer *w)
 	g_hash_table_destroy(tw->vcpus);
 	g_hash_table_destroy(tw->exits);
 	g_ptr_array_unref(tw->losses);
+	vm_text_steal_free(tw->steal);
 	g_free(tw);
 }
 
@@ -539,6 +552,7 @@ static const struct vm_writer_ops text_ops = {
 	.thread_interval = text_thread_interval,
 	.vcpu_interval = text_vcpu_interval,
 	.exit_stat = text_exit_stat,
+	.steal_interval = text_steal_interval,
 	.machine_losses = text_machine_losses,
 	.finish = text_finish,
 	.destroy = text_destroy,
@@ -556,6 +570,7 @@ struct vm_writer *vm_writer_text_new(enum vm_writer_what what, FILE *out)
 	tw->exits = g_hash_table_new_full(exit_key_hash, exit_key_equal,
 		NULL, exit_summary_free);
 	tw->losses = g_ptr_array_new_with_free_func(machine_losses_free);
+	tw->steal = vm_text_steal_new();
 	return &tw->base;
 }
 

@@ -21,6 +21,7 @@ static const struct name_value what_names[] = {
 	{ "threads", VM_WRITER_THREADS },
 	{ "vcpus", VM_WRITER_VCPUS },
 	{ "exits", VM_WRITER_EXITS },
+	{ "steal", VM_WRITER_STEAL },
 };
 
 static bool lookup_name(const struct name_value *table, size_t n,
@@ -72,7 +73,7 @@ struct vm_writer *vm_writer_create(enum vm_writer_format format,
 		enum vm_writer_what what, FILE *out)
 {
 	/* The formats index their tables with `what`. */
-	if ((unsigned) what > VM_WRITER_EXITS || !out)
+	if ((unsigned) what > VM_WRITER_STEAL || !out)
 		return NULL;
 	switch (format) {
 	case VM_WRITER_TEXT:
@@ -118,6 +119,12 @@ void vm_writer_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 {
 	if (vm_writer_wants(w, VM_WRITER_EXITS))
 		w->ops->exit_stat(w, st);
+}
+
+void vm_writer_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv)
+{
+	if (vm_writer_wants(w, VM_WRITER_STEAL))
+		w->ops->steal_interval(w, iv);
 }
 
 void vm_writer_machine_losses(struct vm_writer *w, const struct vm_machine_losses *losses)

@@ -25,9 +25,10 @@ enum vm_writer_what {
 	VM_WRITER_THREADS,
 	VM_WRITER_VCPUS,
 	VM_WRITER_EXITS,
+	VM_WRITER_STEAL,
 };
 
-/* Parse "text"/"csv"/"json"/"chrome" and "threads"/"vcpus"/"exits". */
+/* Parse "text"/"csv"/"json"/"chrome" and "threads"/"vcpus"/"exits"/"steal". */
 bool vm_writer_format_from_string(const char *s, enum vm_writer_format *out);
 bool vm_writer_what_from_string(const char *s, enum vm_writer_what *out);
 
@@ -68,6 +69,25 @@ struct vm_exit_stat {
 	int64_t total_ns;
 	int64_t min_ns;
 	int64_t max_ns;
+};
+
+/*
+ * Part of a preempted interval of a guest vCPU during which one host thread
+ * (the culprit) ran on the host CPU the vCPU waited for (what=steal).
+ */
+struct vm_steal_interval {
+	const char *machine;    /* the victim's machine (the VM) */
+	int64_t vcpu;
+	int64_t tid;            /* the guest thread on the vCPU; 0 idle, -1: empty */
+	const char *comm;       /* "" when not known */
+	int64_t begin_ns;
+	int64_t end_ns;
+	int64_t pcpu;           /* the waiting host CPU, -1: empty */
+	const char *culprit_kind; /* vcpu, vmm, host, idle, unknown */
+	const char *culprit_machine; /* vcpu, vmm: the VM; else NULL (empty) */
+	int64_t culprit_vcpu;   /* vcpu: its number; else -1 (empty) */
+	int64_t culprit_tid;    /* host thread; -1 (empty) for idle and unknown */
+	const char *culprit_comm; /* NULL (empty) for idle and unknown */
 };
 
 /*
@@ -119,6 +139,7 @@ bool vm_writer_wants(const struct vm_writer *w, enum vm_writer_what kind);
 void vm_writer_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv);
 void vm_writer_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv);
 void vm_writer_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st);
+void vm_writer_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv);
 
 /*
  * The losses of one machine, before finish. Only the text format shows

@@ -91,6 +91,7 @@ static const struct kind_name kind_names[] = {
 	{ "sched_wakeup", VM_EVENT_SCHED_WAKEUP },
 	{ "sched_waking", VM_EVENT_SCHED_WAKEUP },
 	{ "sched_wakeup_new", VM_EVENT_SCHED_WAKEUP },
+	{ "sched_migrate_task", VM_EVENT_SCHED_MIGRATE },
 	{ "sched_process_fork", VM_EVENT_PROCESS_FORK },
 	{ "sched_process_exit", VM_EVENT_PROCESS_EXIT },
 	{ "sched_process_free", VM_EVENT_PROCESS_FREE },
@@ -118,6 +119,7 @@ static const char *const *member_names(enum vm_event_kind kind)
 	static const char *const fork[] = { "parent_comm", "parent_tid",
 		"parent_pid", "child_comm", "child_tid", "child_pid", NULL };
 	static const char *const exit[] = { "comm", "tid", NULL };
+	static const char *const migrate[] = { "tid", "dest_cpu", NULL };
 	static const char *const statedump[] = { "tid", "pid", "ppid", "name", NULL };
 	static const char *const kvm_entry[] = { "vcpu_id", NULL };
 	static const char *const kvm_exit[] = { "exit_reason", "isa", "vcpu_id",
@@ -137,6 +139,8 @@ static const char *const *member_names(enum vm_event_kind kind)
 	case VM_EVENT_PROCESS_EXIT:
 	case VM_EVENT_PROCESS_FREE:
 		return exit;
+	case VM_EVENT_SCHED_MIGRATE:
+		return migrate;
 	case VM_EVENT_STATEDUMP_PROCESS:
 		return statedump;
 	case VM_EVENT_KVM_ENTRY:
@@ -414,6 +418,10 @@ static void decode_payload(const struct class_info *info,
 	case VM_EVENT_PROCESS_FREE:
 		out->u.exit.comm = STR_AT(0);
 		out->u.exit.tid = INT_AT(1);
+		break;
+	case VM_EVENT_SCHED_MIGRATE:
+		out->u.migrate.tid = INT_AT(0);
+		out->u.migrate.dest_cpu = INT_AT(1);
 		break;
 	case VM_EVENT_STATEDUMP_PROCESS:
 		out->u.statedump.tid = INT_AT(0);

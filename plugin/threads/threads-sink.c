@@ -58,6 +58,13 @@ static void on_exit_stat(const struct vm_exit_stat *stat, void *data)
 	vm_writer_exit_stat(sink->writer, stat);
 }
 
+static void on_steal_interval(const struct vm_steal_interval *iv, void *data)
+{
+	struct threads_sink *sink = data;
+
+	vm_writer_steal_interval(sink->writer, iv);
+}
+
 static void on_machine_losses(const struct vm_machine_losses *losses, void *data)
 {
 	struct threads_sink *sink = data;
@@ -141,6 +148,8 @@ static bool create_analysis(struct threads_sink *sink)
 		cb.vcpu_interval = on_vcpu_interval;
 	if (vm_writer_wants(sink->writer, VM_WRITER_EXITS))
 		cb.exit_stat = on_exit_stat;
+	if (vm_writer_wants(sink->writer, VM_WRITER_STEAL))
+		cb.steal_interval = on_steal_interval;
 	sink->decoder = event_decoder_create();
 	sink->machines = machine_table_create();
 	sink->threads = vm_threads_create(&cb);

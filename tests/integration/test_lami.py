@@ -74,6 +74,11 @@ def validated(label, stdout, classes):
         vmtest.fail("%s: invalid LAMI results: %s\n%s" % (label, e, stdout[:3000]))
 
 
+# Read off the noisy-neighbour stub by hand (its header describes it).
+NOISY_CULPRITS = [("batch", "web", "vm", 1500), ("batch", "kworker/1:1 (600)", "host", 500),
+                  ("web", "batch", "vm", 21000), ("web", "idle", "idle", 500)]
+
+
 def check_version_and_metadata():
     out = lami(["--mi-version"]).stdout
     try:
@@ -83,7 +88,8 @@ def check_version_and_metadata():
         vmtest.fail("--mi-version / --metadata: %s" % e)
     if version != (1, 0):
         vmtest.fail("--mi-version says %r, not 1.0" % (version,))
-    expected = {"vm-thread-states", "vm-vcpu-modes", "vm-exits", "vm-steal"}
+    expected = {"vm-thread-states", "vm-vcpu-modes", "vm-exits", "vm-steal",
+                "vm-steal-culprits"}
     if set(classes) != expected:
         vmtest.fail("table classes %s, not %s" % (sorted(classes), sorted(expected)))
     meta = json.loads(lami(["--metadata"]).stdout)
@@ -203,6 +209,40 @@ def check_steal(label, rows, vcpu_rows):
             vmtest.fail("%s: steal share %r" % (label, row))
 
 
+def culprit_sums(steal_rows):
+    """{(machine, kind, culprit): ns} as the text summary groups culprits."""
+    want = {}
+    for r in steal_rows:
+        kind = r["culprit_kind"]
+        if kind in ("vcpu", "vmm"):
+            key = (r["machine"], "vm", r["culprit_machine"])
+        elif kind == "host":
+            key = (r["machine"], "host", "%s (%s)" % (r["culprit_comm"], r["culprit_tid"]))
+        else:
+            key = (r["machine"], kind, kind)
+        want[key] = want.get(key, 0) + int(r["end_ns"]) - int(r["begin_ns"])
+    return want
+
+
+def check_culprits(label, rows, steal_rows):
+    want = culprit_sums(steal_rows)
+    got = {(row[0]["value"], row[2]["value"], row[1]["value"]): row[3]["value"]
+           for row in rows}
+    if got != want:
+        vmtest.fail("%s: steal by culprit %r, sink.vm.threads' steal rows %r" % (
+            label, got, want))
+    per_machine = {}
+    for (machine, _, _), ns in want.items():
+        per_machine[machine] = per_machine.get(machine, 0) + ns
+    for row in rows:
+        if not close(row[4]["value"], row[3]["value"] / per_machine[row[0]["value"]]):
+            vmtest.fail("%s: culprit share %r" % (label, row))
+    if [row[3]["value"] for row in rows if row[0]["value"] == rows[0][0]["value"]] != \
+            sorted((row[3]["value"] for row in rows if row[0]["value"] == rows[0][0]["value"]),
+                   reverse=True):
+        vmtest.fail("%s: culprits not largest first" % label)
+
+
 def tables_of(label, stdout, classes):
     tables = {}
     for name, time_range, rows in validated(label, stdout, classes):
@@ -226,6 +266,9 @@ def check_figures(label, tables, traces, begin=None, end=None, wrap=False,
                      sums(vcpus, ("machine", "vcpu"), "mode"), MODES)
     check_exits(label, tables["vm-exits"][1], exits)
     check_steal(label, tables["vm-steal"][1], vcpus)
+    steal = clipped(sink_rows(traces, "steal", wrap=wrap), begin, end)
+    if has_host:
+        check_culprits(label, tables["vm-steal-culprits"][1], steal)
     spans = threads + vcpus
     want = (begin if begin is not None else min(int(r["begin_ns"]) for r in spans),
             end if end is not None else max(int(r["end_ns"]) for r in spans))
@@ -436,6 +479,13 @@ def main():
     tables = tables_of("halted-vcpu", out, classes)
     check_figures("halted-vcpu", tables, halted, wrap=True)
     check_halted_truth(tables)
+    noisy = list(vmtest.scenario("noisy-neighbour").values())
+    tables = tables_of("noisy-neighbour", lami(noisy).stdout, classes)
+    check_figures("noisy-neighbour", tables, noisy)
+    culprits = [(r[0]["value"], r[1]["value"], r[2]["value"], r[3]["value"])
+                for r in tables["vm-steal-culprits"][1]]
+    if culprits != NOISY_CULPRITS:
+        vmtest.fail("noisy-neighbour: culprits %r, by hand %r" % (culprits, NOISY_CULPRITS))
     two = list(vmtest.scenario("two-guests").values())
     out = lami(two).stdout
     check_figures("two-guests", tables_of("two-guests", out, classes), two)

@@ -31,6 +31,7 @@ EXPECTED_EVENT_COUNTS = {
     "containers": 15,
     "drifting-guest": 120,
     "halted-vcpu": 49,
+    "noisy-neighbour": 64,
     "stray-guest-kvm": 52,
     "one-qemu-kvm": 35,
     "one-qemu-kvm-x86": 35,
@@ -57,6 +58,7 @@ def drifting_guest_to_host(guest_cycles):
 VM_SCENARIO_CLOCK_MAPS = {
     "drifting-guest": drifting_guest_to_host,
     "halted-vcpu": None,
+    "noisy-neighbour": None,
     "old-lttng-packets": None,
     "one-qemu-kvm": None,
     "one-qemu-kvm-x86": None,

@@ -177,7 +177,7 @@ def check_output_file(host, guest):
 
 BAD_PARAMETERS = [
     ('format="xml"', ["`format`", '"text"', '"csv"', '"json"', '"chrome"']),
-    ('what="cpus"', ["`what`", '"threads"', '"vcpus"', '"exits"']),
+    ('what="cpus"', ["`what`", '"threads"', '"vcpus"', '"exits"', '"steal"']),
     ('format=3', ["`format`", "string"]),
     ('colour="red"', ["`colour`", "`format`", "`path`", "`what`"]),
     ('path=""', ["`path`"]),

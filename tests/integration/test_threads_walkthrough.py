@@ -1,5 +1,6 @@
 """doc/walkthrough.md shows real output: each of its output blocks must be
-what the command above it prints today, on the one-qemu-kvm stub."""
+what the command above it prints today, on the one-qemu-kvm stub (and, for
+the steal section, the noisy-neighbour stub)."""
 
 import os
 import re
@@ -49,6 +50,13 @@ def main():
         run(both + sink + ["-p", 'format="csv",what="vcpus"'], head=8),
         run(both + sink + ["-p", 'format="csv",what="exits"']),
         run([traces["guest"]] + sink, merge_stderr=True),
+    ]
+    nn = vmtest.scenario("noisy-neighbour")
+    steal = [nn["host"], nn["web"], nn["batch"], "-c", "filter.vm.correlate",
+             "-c", "filter.vm.state"] + sink
+    expected += [
+        run(steal + ["-p", 'what="steal"']),
+        run(steal + ["-p", 'format="csv",what="steal"']),
     ]
     with open(os.path.join(vmtest.SOURCE_DIR, "doc", "walkthrough.md")) as f:
         blocks = re.findall(r"```\n(.*?)```", f.read(), flags=re.S)

@@ -12,7 +12,11 @@ THREAD_KEYS = ["machine", "tid", "comm", "state", "begin_ns", "end_ns", "vcpu", 
 VCPU_KEYS = ["machine", "vcpu", "mode", "begin_ns", "end_ns", "host_tid", "pcpu", "reason"]
 EXIT_KEYS = ["machine", "vcpu", "reason", "name", "count", "total_ns", "min_ns",
              "max_ns", "mean_ns"]
-KEYS = {"threads": THREAD_KEYS, "vcpus": VCPU_KEYS, "exits": EXIT_KEYS}
+STEAL_KEYS = ["machine", "vcpu", "tid", "comm", "begin_ns", "end_ns", "pcpu",
+              "culprit_kind", "culprit_machine", "culprit_vcpu", "culprit_tid",
+              "culprit_comm"]
+KEYS = {"threads": THREAD_KEYS, "vcpus": VCPU_KEYS, "exits": EXIT_KEYS,
+        "steal": STEAL_KEYS}
 
 
 def stub_header(stub_path):

@@ -44,6 +44,25 @@ static void on_exit_stat(const struct vm_exit_stat *st, void *data)
 		st->reason, st->isa, st->count, st->total_ns, st->min_ns, st->max_ns));
 }
 
+static void on_steal(const struct vm_steal_interval *iv, void *data)
+{
+	struct recorder *r = data;
+	char *tid = optional(iv->tid);
+	char *pcpu = optional(iv->pcpu);
+	char *cvcpu = optional(iv->culprit_vcpu);
+	char *ctid = optional(iv->culprit_tid);
+
+	g_ptr_array_add(r->steal_rows, g_strdup_printf("%s,%" PRId64 ",%s,%s,%" PRId64
+		",%" PRId64 ",%s,%s,%s,%s,%s,%s", iv->machine, iv->vcpu, tid, iv->comm,
+		iv->begin_ns - T0, iv->end_ns - T0, pcpu, iv->culprit_kind,
+		iv->culprit_machine ? iv->culprit_machine : "", cvcpu, ctid,
+		iv->culprit_comm ? iv->culprit_comm : ""));
+	g_free(tid);
+	g_free(pcpu);
+	g_free(cvcpu);
+	g_free(ctid);
+}
+
 static void on_warning(const char *kind, const char *machine, const char *message,
 		void *data)
 {
@@ -62,13 +81,14 @@ static void on_losses(const struct vm_machine_losses *l, void *data)
 		l->packets, l->packets_uncounted, l->gaps, l->affected_ns));
 }
 
-void recorder_init(struct recorder *r)
+static void init(struct recorder *r, bool steal)
 {
 	struct vm_threads_callbacks cb = {
 		.thread_interval = on_thread,
 		.vcpu_interval = on_vcpu,
 		.exit_stat = on_exit_stat,
 		.machine_losses = on_losses,
+		.steal_interval = steal ? on_steal : NULL,
 		.warning = on_warning,
 		.data = r,
 	};
@@ -78,7 +98,18 @@ void recorder_init(struct recorder *r)
 	r->exit_rows = g_ptr_array_new_with_free_func(g_free);
 	r->warnings = g_ptr_array_new_with_free_func(g_free);
 	r->loss_rows = g_ptr_array_new_with_free_func(g_free);
+	r->steal_rows = g_ptr_array_new_with_free_func(g_free);
 	r->threads = vm_threads_create(&cb);
+}
+
+void recorder_init(struct recorder *r)
+{
+	init(r, false);
+}
+
+void recorder_init_steal(struct recorder *r)
+{
+	init(r, true);
 }
 
 void recorder_clear(struct recorder *r)
@@ -89,6 +120,7 @@ void recorder_clear(struct recorder *r)
 	g_ptr_array_unref(r->exit_rows);
 	g_ptr_array_unref(r->warnings);
 	g_ptr_array_unref(r->loss_rows);
+	g_ptr_array_unref(r->steal_rows);
 }
 
 static struct vm_event event(enum vm_event_kind kind, unsigned int machine, int64_t t,
@@ -157,6 +189,28 @@ void feed_statedump(struct recorder *r, unsigned int machine, int64_t t,
 	ev.u.statedump.pid = tid;
 	ev.u.statedump.ppid = 1;
 	ev.u.statedump.name = name;
+	vm_threads_feed(r->threads, &ev);
+}
+
+void feed_statedump_pid(struct recorder *r, unsigned int machine, int64_t t,
+		int64_t tid, int64_t pid, const char *name)
+{
+	struct vm_event ev = event(VM_EVENT_STATEDUMP_PROCESS, machine, t, 0);
+
+	ev.u.statedump.tid = tid;
+	ev.u.statedump.pid = pid;
+	ev.u.statedump.ppid = 1;
+	ev.u.statedump.name = name;
+	vm_threads_feed(r->threads, &ev);
+}
+
+void feed_migrate(struct recorder *r, unsigned int machine, int64_t t, int64_t cpu,
+		int64_t tid, int64_t dest_cpu)
+{
+	struct vm_event ev = event(VM_EVENT_SCHED_MIGRATE, machine, t, cpu);
+
+	ev.u.migrate.tid = tid;
+	ev.u.migrate.dest_cpu = dest_cpu;
 	vm_threads_feed(r->threads, &ev);
 }
 

@@ -7,6 +7,7 @@
  */
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "event.h"
@@ -22,9 +23,13 @@ struct recorder {
 	GPtrArray *exit_rows;   /* "machine,vcpu,reason,isa,count,total,min,max" */
 	GPtrArray *warnings;    /* "kind:machine" */
 	GPtrArray *loss_rows;   /* "machine,events,uncounted,packets,uncounted,gaps,ns" */
+	/* "machine,vcpu,tid,comm,begin,end,pcpu,kind,cmachine,cvcpu,ctid,ccomm" */
+	GPtrArray *steal_rows;
 };
 
 void recorder_init(struct recorder *r);
+/* The same, with the steal analysis on (steal_rows). */
+void recorder_init_steal(struct recorder *r);
 void recorder_clear(struct recorder *r);
 
 /* Times below are relative to T0; rows print them relative to T0 too. */
@@ -39,6 +44,11 @@ void feed_exit(struct recorder *r, unsigned int machine, int64_t t, int64_t cpu,
 		enum vm_event_kind kind, const char *comm, int64_t tid);
 void feed_statedump(struct recorder *r, unsigned int machine, int64_t t,
 		int64_t tid, const char *name);
+/* A statedump line of thread `tid` of process `pid`. */
+void feed_statedump_pid(struct recorder *r, unsigned int machine, int64_t t,
+		int64_t tid, int64_t pid, const char *name);
+void feed_migrate(struct recorder *r, unsigned int machine, int64_t t, int64_t cpu,
+		int64_t tid, int64_t dest_cpu);
 void feed_kvm_entry(struct recorder *r, unsigned int machine, int64_t t, int64_t cpu,
 		int64_t vcpu);
 void feed_kvm_exit(struct recorder *r, unsigned int machine, int64_t t, int64_t cpu,

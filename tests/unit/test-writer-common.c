@@ -43,6 +43,8 @@ START_TEST(whats_parse)
 	ck_assert_int_eq(w, VM_WRITER_VCPUS);
 	ck_assert(vm_writer_what_from_string("exits", &w));
 	ck_assert_int_eq(w, VM_WRITER_EXITS);
+	ck_assert(vm_writer_what_from_string("steal", &w));
+	ck_assert_int_eq(w, VM_WRITER_STEAL);
 }
 END_TEST
 
@@ -60,7 +62,7 @@ END_TEST
 
 START_TEST(create_rejects_bad_arguments)
 {
-	ck_assert_ptr_null(vm_writer_create(VM_WRITER_CSV, (enum vm_writer_what) 3, stdout));
+	ck_assert_ptr_null(vm_writer_create(VM_WRITER_CSV, (enum vm_writer_what) 99, stdout));
 	ck_assert_ptr_null(vm_writer_create((enum vm_writer_format) 9, VM_WRITER_THREADS, stdout));
 	ck_assert_ptr_null(vm_writer_create(VM_WRITER_TEXT, VM_WRITER_THREADS, NULL));
 }
