@@ -14,7 +14,7 @@
 #include "util/time-span.h"
 
 #define DEFAULT_MAX_HELD 65536
-#define DEFAULT_MAX_SPAN_NS INT64_C(10000000)
+#define DEFAULT_MAX_SPAN_NS INT64_C(1000000000)
 
 struct held_entry {
 	uint64_t seq;

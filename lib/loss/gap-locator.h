@@ -51,8 +51,11 @@ struct vm_gap_locator_callbacks {
 
 /*
  * `max_held`: the most items held at once (0: 65536). Past it, or past
- * `max_span_ns` of trace time held (0: 10 ms), the pending losses are
- * located where the stream's events seen so far put them.
+ * `max_span_ns` of trace time held (0: 1 s), the pending losses are
+ * located where the stream's events seen so far put them: earlier than the
+ * gap may be (a vCPU preempted for 10 ms records nothing meanwhile, and a
+ * gap put at its last event would leave its thread unknown for those 10 ms
+ * too), so the span is long and the count, which bounds the memory, rules.
  */
 struct vm_gap_locator *vm_gap_locator_create(const struct vm_gap_locator_callbacks *cb,
 		uint64_t max_held, int64_t max_span_ns);

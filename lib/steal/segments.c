@@ -1,6 +1,6 @@
 #include "steal/segments.h"
 
-static bool key_equal(const struct vm_steal_key *a, const struct vm_steal_key *b)
+bool vm_steal_key_equal(const struct vm_steal_key *a, const struct vm_steal_key *b)
 {
 	return a->victim_tid == b->victim_tid && a->victim_comm == b->victim_comm &&
 		a->pcpu == b->pcpu && a->culprit_tid == b->culprit_tid &&
@@ -24,7 +24,7 @@ static void close_open(struct vm_steal_segments *s, int64_t ts, vm_steal_emit_cb
 	if (ts <= s->open_begin)
 		return;
 	if (s->held_valid && s->held_end == s->open_begin &&
-			key_equal(&s->held, &s->open)) {
+			vm_steal_key_equal(&s->held, &s->open)) {
 		s->held_end = ts;
 		return;
 	}
@@ -40,7 +40,7 @@ void vm_steal_segments_set(struct vm_steal_segments *s, int64_t ts,
 {
 	if (s->open_valid && ts < s->open_begin)
 		ts = s->open_begin;
-	if (s->open_valid && key && key_equal(&s->open, key))
+	if (s->open_valid && key && vm_steal_key_equal(&s->open, key))
 		return;
 	close_open(s, ts, emit, data);
 	if (!key)

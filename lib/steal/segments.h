@@ -20,6 +20,9 @@ struct vm_steal_key {
 	const char *culprit_comm; /* "" for idle and unknown */
 };
 
+/* Whether two rows' keys are the same (interned strings by address). */
+bool vm_steal_key_equal(const struct vm_steal_key *a, const struct vm_steal_key *b);
+
 struct vm_steal_segments {
 	bool open_valid;
 	struct vm_steal_key open;

@@ -5,7 +5,9 @@
 #include "steal/host-cpus.h"
 #include "steal/host-procs.h"
 #include "steal/segments.h"
+#include "steal/start-victim.h"
 #include "steal/steal.h"
+#include "threads/guest-threads.h"
 
 /* One guest vCPU, as the host and the guest see it. */
 struct steal_vcpu {
@@ -23,6 +25,11 @@ struct steal_vcpu {
 	const char *victim_comm; /* the guest machine's, not owned */
 	guint preempted_index;  /* in `preempted` while preempted */
 	struct vm_steal_segments rows;
+	/* Its ended rows, held until the guest tells who ran since the start. */
+	struct vm_steal_start_victim start;
+	bool start_told;        /* the guest CPU's first switch was seen */
+	int64_t start_tid;      /* and the thread it says ran before it */
+	const char *start_comm;
 };
 
 #define VCPU_CACHE_SIZE 32
@@ -72,6 +79,14 @@ static const char *intern(struct vm_steal *steal, const char *s)
 		interned = copy;
 	}
 	return interned;
+}
+
+static void vcpu_destroy(gpointer data)
+{
+	struct steal_vcpu *v = data;
+
+	vm_steal_start_victim_fini(&v->start);
+	g_free(v);
 }
 
 static void vm_destroy(gpointer data)
@@ -126,7 +141,7 @@ struct vm_steal_vm *vm_steal_vm_of(struct vm_steal *steal, const char *name)
 	vm = g_new0(struct vm_steal_vm, 1);
 	vm->owner = steal;
 	vm->name = intern(steal, name);
-	vm->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	vm->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, vcpu_destroy);
 	g_hash_table_insert(steal->vms, (gpointer) vm->name, vm);
 	if (steal->few_count < FEW_VMS)
 		steal->few[steal->few_count++] = vm;
@@ -149,6 +164,7 @@ static struct steal_vcpu *vcpu_get(struct vm_steal_vm *vm, int64_t id)
 		v->waiting_cpu = -1;
 		v->victim_tid = -1;
 		v->victim_comm = "";
+		vm_steal_start_victim_init(&v->start);
 		g_hash_table_insert(vm->by_id, &v->id, v);
 	}
 	*cached = v;
@@ -182,6 +198,15 @@ static void emit_row(const struct vm_steal_key *key, int64_t begin, int64_t end,
 	steal->cb(&iv, steal->data);
 }
 
+/* A row of the vCPU's segments ended: it waits for the start's victim first. */
+static void row_ended(const struct vm_steal_key *key, int64_t begin, int64_t end,
+		void *data)
+{
+	struct steal_vcpu *v = data;
+
+	vm_steal_start_victim_row(&v->start, key, begin, end, emit_row, v);
+}
+
 /* What vCPU `v` is in from `ts` on: a row's key, or not preempted. */
 static void refresh(struct vm_steal *steal, struct steal_vcpu *v, int64_t ts)
 {
@@ -189,7 +214,7 @@ static void refresh(struct vm_steal *steal, struct steal_vcpu *v, int64_t ts)
 	const struct vm_steal_host_thread *current;
 
 	if (!v->preempted) {
-		vm_steal_segments_set(&v->rows, ts, NULL, emit_row, v);
+		vm_steal_segments_set(&v->rows, ts, NULL, row_ended, v);
 		return;
 	}
 	key.victim_tid = v->victim_tid;
@@ -200,7 +225,7 @@ static void refresh(struct vm_steal *steal, struct steal_vcpu *v, int64_t ts)
 		key.culprit_tid = current->tid;
 		key.culprit_comm = current->tid > 0 ? intern(steal, current->comm) : "";
 	}
-	vm_steal_segments_set(&v->rows, ts, &key, emit_row, v);
+	vm_steal_segments_set(&v->rows, ts, &key, row_ended, v);
 }
 
 /* The preempted vCPUs waiting for `cpu` (every one for -1): their culprit changed. */
@@ -263,10 +288,24 @@ void vm_steal_guest_current(struct vm_steal *steal, struct vm_steal_vm *vm,
 {
 	struct steal_vcpu *v = vcpu_get(vm, cpu);
 
+	if (ts == VM_THREADS_SINCE_START) {
+		/* Told right before the switch's own change, which ends the open row. */
+		v->start_told = true;
+		v->start_tid = tid;
+		v->start_comm = tid > 0 && comm ? intern(steal, comm) : "";
+		return;
+	}
 	v->victim_tid = tid < 0 ? -1 : tid;
 	v->victim_comm = comm ? comm : "";
 	if (v->preempted)
 		refresh(steal, v, ts);
+	/* The rows before this change are all ended (or held) now. */
+	if (v->start_told)
+		vm_steal_start_victim_resolve(&v->start, v->start_tid, v->start_comm, ts,
+			emit_row, v);
+	else
+		vm_steal_start_victim_give_up(&v->start, emit_row, v);
+	v->start_told = false;
 }
 
 void vm_steal_forget_guest(struct vm_steal *steal, struct vm_steal_vm *vm)
@@ -401,7 +440,8 @@ void vm_steal_finish(struct vm_steal *steal, int64_t end_ts)
 	for (guint i = 0; i < all->len; i++) {
 		struct steal_vcpu *one = g_ptr_array_index(all, i);
 
-		vm_steal_segments_end(&one->rows, end_ts, emit_row, one);
+		vm_steal_segments_end(&one->rows, end_ts, row_ended, one);
+		vm_steal_start_victim_end(&one->start, emit_row, one);
 	}
 	g_ptr_array_unref(all);
 }

@@ -35,6 +35,7 @@ struct cpu_slot {
 	int64_t cpu;
 	int64_t tid;
 	int64_t unknown_since;
+	bool switched;          /* a sched_switch was seen on it */
 };
 
 #define TID_UNKNOWN INT64_C(-1)
@@ -486,6 +487,22 @@ static void switch_in(struct vm_threads_machine *m, const struct vm_event *ev)
 	refresh(m, t, ev->ts);
 }
 
+/*
+ * A CPU's first sched_switch: its `prev_tid` ran there since the trace
+ * began (unless a loss came first, which the follower was told of). The
+ * thread states keep no interval before a thread's first appearance; who
+ * follows the CPUs (steal's victims) may use it.
+ */
+static void tell_start_thread(struct vm_threads_machine *m, const struct vm_event *ev)
+{
+	int64_t tid = ev->u.sched_switch.prev_tid;
+	const struct guest_thread *t = tid > 0 ? thread_find(m, tid) : NULL;
+
+	if (m->cb.cpu_current && tid >= 0)
+		m->cb.cpu_current(VM_THREADS_SINCE_START, ev->cpu, tid, t ? t->comm : "",
+			m->cb.data);
+}
+
 static void on_sched_switch(struct vm_threads_machine *m, const struct vm_event *ev)
 {
 	/* A guest CPU is a vCPU: a number KVM could not give is no CPU. */
@@ -501,9 +518,15 @@ static void on_sched_switch(struct vm_threads_machine *m, const struct vm_event 
 		if (prev)
 			leave_other_cpu(m, prev, ev);
 	}
+	struct cpu_slot *slot = cpu_find(m, ev->cpu);
+	bool first = !slot || !slot->switched;
+
 	check_switched_out(m, ev);
 	switch_out(m, ev);
+	if (first)
+		tell_start_thread(m, ev);
 	switch_in(m, ev);
+	cpu_get(m, ev->cpu)->switched = true;
 }
 
 static void on_wakeup(struct vm_threads_machine *m, const struct vm_event *ev)

@@ -33,6 +33,13 @@ typedef void (*vm_threads_warning_cb)(const char *kind, const char *machine,
 typedef void (*vm_threads_cpu_current_cb)(int64_t ts, int64_t cpu, int64_t tid,
 		const char *comm, void *data);
 
+/*
+ * The `ts` of a cpu_current call made at a CPU's first sched_switch, before
+ * the one for its `next_tid`: `tid` (its `prev_tid`) ran there since the
+ * trace began, as far as the trace tells (a loss before it has been told).
+ */
+#define VM_THREADS_SINCE_START INT64_MIN
+
 struct vm_threads_machine_callbacks {
 	vm_threads_interval_cb interval;
 	vm_threads_warning_cb warning;

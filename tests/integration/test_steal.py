@@ -4,8 +4,9 @@
   clock offset), identical in both graph forms and in csv and json; the text
   table; chrome opens.
 - vm-workload traces (3 guests on 2 host CPUs, with and without losses):
-  each guest thread's steal adds up to its `preempted` time of what=threads,
-  in both graph forms.
+  each guest thread's steal adds up to its `preempted` time of what=threads
+  (from the thread's first appearance on: before it, only steal names it,
+  from its CPU's first sched_switch), in both graph forms.
 """
 
 import collections
@@ -154,7 +155,17 @@ def check_steal_is_preempted_time(name, extra):
         vmtest.fail("%s: what=steal differs between the two graph forms" % name)
     threads_out, _ = run(convert_args(traces, 'format="csv",what="threads"'))
     threads = tc.parse_csv(threads_out, "threads")
-    stolen = per_thread(steal, lambda r: r["tid"] not in ("", "0"))
+    # A thread has no interval before its first appearance (SPEC), while
+    # steal names the thread that ran on a CPU since the start from that
+    # CPU's first guest sched_switch: compare from the first appearance on.
+    first = {}
+    for row in threads:
+        key = (row["machine"], row["tid"])
+        first[key] = min(first.get(key, int(row["begin_ns"])), int(row["begin_ns"]))
+    stolen = per_thread(
+        [dict(r, begin_ns=str(max(int(r["begin_ns"]), first.get((r["machine"], r["tid"]), 0))))
+         for r in steal if int(r["end_ns"]) > first.get((r["machine"], r["tid"]), 0)],
+        lambda r: r["tid"] not in ("", "0"))
     preempted = per_thread(threads, lambda r: r["state"] == "preempted")
     if not preempted:
         vmtest.fail("%s: no thread was preempted: the check checks nothing" % name)
