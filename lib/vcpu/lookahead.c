@@ -293,11 +293,12 @@ static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
 }
 
 /*
- * No host: said once, after a window of trace time without one (or at the
- * end). Nothing is held for it: a vCPU thread's first events are caught by
- * the switch-in grace and the other holds.
+ * No host: said once, at the end of the input, the only time it is certain
+ * (a host's kvm events can start at any time, e.g. when its first guest
+ * starts). Nothing is held for it: a vCPU thread's first events are caught
+ * by the switch-in grace and the other holds.
  */
-static void report_no_host(struct vm_vcpu_tracker *tracker, const char *when)
+static void report_no_host(struct vm_vcpu_tracker *tracker)
 {
 	GHashTableIter iter;
 	gpointer key;
@@ -308,14 +309,14 @@ static void report_no_host(struct vm_vcpu_tracker *tracker, const char *when)
 	g_hash_table_iter_init(&iter, tracker->machines.table);
 	while (g_hash_table_iter_next(&iter, &key, NULL))
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_HOST, GPOINTER_TO_UINT(key),
-			"No host found %s: no machine has the hypervisor events "
+			"No host found in the whole input: no machine has the hypervisor events "
 			"that model `%s` recognizes, so no vCPU mode is computed. "
 			"If this machine is a guest, give the host's trace too, "
 			"recorded with the hypervisor's events enabled (for KVM "
 			"kvm_x86_entry and kvm_x86_exit; see doc/tracing.md, "
 			"installed in " VM_DOC_DIR "; `lttng list -k | grep "
 			"kvm_x86` shows whether the tracer has them).",
-			when, tracker->model->cls->name);
+			tracker->model->cls->name);
 }
 
 static void give_up_parked(struct vm_vcpu_tracker *tracker)
@@ -424,17 +425,12 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 	uint64_t barrier;
 
 	if (everything) {
-		report_no_host(tracker, "in the whole input");
+		report_no_host(tracker);
 		give_up_parked(tracker);
 		if (tracker->loss_pins > 0)
 			give_up_losses(tracker);
 		/* Releases switch-ins younger than the barrier. */
 		switch_in_cache_invalidate(tracker);
-	} else if (!tracker->no_host_reported && tracker->first_ts != INT64_MIN &&
-			vm_time_span_exceeds(tracker->newest_ts, tracker->first_ts,
-				tracker->limits.window_ns) &&
-			!host_known(tracker)) {
-		report_no_host(tracker, "within the look-ahead window");
 	}
 	barrier = everything ? UINT64_MAX : hold_barrier(tracker);
 	while (held_ring_length(&tracker->held) > 0) {

@@ -247,8 +247,6 @@ struct vm_vcpu_tracker {
 
 	/* Machines seen. */
 	struct vm_machine_set machines;
-	/* Time of the first input with a time, INT64_MIN before. */
-	int64_t first_ts;
 	bool no_host_reported;
 	/* vm_int64_pair(kind, machine) set of the warnings given. */
 	GHashTable *warned;

@@ -37,7 +37,6 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 	tracker->callbacks = *callbacks;
 	tracker->user = user;
 	tracker->newest_ts = INT64_MIN;
-	tracker->first_ts = INT64_MIN;
 	tracker->cpus = vm_int64_table_new(machine_cpu_free);
 	tracker->threads = vm_int64_table_new(g_free);
 	tracker->unmapped = vm_int64_table_new(NULL);
@@ -126,8 +125,6 @@ static struct held_input *hold(struct vm_vcpu_tracker *tracker,
 	input->cookie = cookie;
 	if (event && event->ts != VM_FIELD_MISSING && event->ts > tracker->newest_ts)
 		tracker->newest_ts = event->ts;
-	if (tracker->first_ts == INT64_MIN)
-		tracker->first_ts = tracker->newest_ts;
 	/* An input without time sits at the time of the newest one. */
 	input->ts = tracker->newest_ts;
 	if (event) {
