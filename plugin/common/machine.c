@@ -302,6 +302,31 @@ struct machine *machine_table_machine_of_trace(const struct machine_table *table
 	return g_hash_table_lookup(table->by_trace, trace);
 }
 
+/* The first key of `hash` whose machine is `machine`, or NULL. */
+static gpointer key_of_machine(GHashTable *hash, const struct machine *machine)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&iter, hash);
+	while (g_hash_table_iter_next(&iter, &key, &value))
+		if (value == machine)
+			return key;
+	return NULL;
+}
+
+const bt_trace *machine_table_trace_of(const struct machine_table *table,
+		const struct machine *machine)
+{
+	return key_of_machine(table->by_trace, machine);
+}
+
+const bt_clock_class *machine_table_clock_class_of(
+		const struct machine_table *table, const struct machine *machine)
+{
+	return key_of_machine(table->by_clock_class, machine);
+}
+
 unsigned int machine_table_count(const struct machine_table *table)
 {
 	return table->machines->len;

@@ -104,6 +104,14 @@ struct machine *machine_table_machine_of_clock_class(
 struct machine *machine_table_machine_of_trace(const struct machine_table *table,
 		const bt_trace *trace);
 
+/*
+ * A trace, and a clock class, of `machine` already met (any of them when
+ * it has several), or NULL: for output that must be part of that machine.
+ */
+const bt_trace *machine_table_trace_of(const struct machine_table *table,
+		const struct machine *machine);
+const bt_clock_class *machine_table_clock_class_of(
+		const struct machine_table *table, const struct machine *machine);
 unsigned int machine_table_count(const struct machine_table *table);
 struct machine *machine_table_at(const struct machine_table *table, unsigned int index);
 

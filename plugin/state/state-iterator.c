@@ -965,6 +965,20 @@ static void end_checks(struct state_iterator *it)
 		machine_table_count(it->machines));
 }
 
+/* The vm:vcpu_state stream ends; without a change, it is the host's. */
+static bool append_vcpu_stream_end(struct state_iterator *it)
+{
+	int64_t host = it->model->cls->host(it->model->data);
+	const struct machine *machine = NULL;
+
+	if (host != VM_MODEL_UNKNOWN && (uint64_t) host < machine_table_count(it->machines))
+		machine = machine_table_at(it->machines, (unsigned int) host);
+	return vcpu_stream_append_end(it->vcpu_stream, &it->output,
+		machine ? machine_table_trace_of(it->machines, machine) : NULL,
+		machine ? machine_table_clock_class_of(it->machines, machine) : NULL,
+		&it->input_end);
+}
+
 static bool end_of_input(struct state_iterator *it)
 {
 	it->upstream_ended = true;
@@ -981,7 +995,7 @@ static bool end_of_input(struct state_iterator *it)
 		return false;
 	/* The whole input is known: every vCPU thread was seen. */
 	end_checks(it);
-	return vcpu_stream_append_end(it->vcpu_stream, &it->output, &it->input_end);
+	return append_vcpu_stream_end(it);
 }
 
 /* Pulls upstream until `capacity` messages are ready or upstream waits. */

@@ -44,6 +44,8 @@ struct vcpu_stream {
 	/* The open packet while the stream has begun. */
 	bt_packet *packet;
 	bool begun;
+	/* It began since the creation or the last rewind. */
+	bool began_once;
 	/* Clock value of the last event of the open packet. */
 	uint64_t last_value;
 };
@@ -207,6 +209,7 @@ static bool begin(struct vcpu_stream *stream, struct msg_ring *out, uint64_t val
 		return false;
 	}
 	stream->begun = true;
+	stream->began_once = true;
 	stream->last_value = value;
 	return append(stream, out, bt_message_stream_beginning_create(
 			stream->self_msg_iter, stream->stream)) &&
@@ -392,9 +395,30 @@ static uint64_t end_value(const struct vcpu_stream *stream,
 	return value;
 }
 
-bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out,
+/*
+ * No mode change at all: the stream still begins, empty, at the input's
+ * end, so that a sink tells "filter.vm.state computed no mode" from
+ * "filter.vm.state is not there".
+ */
+static bool begin_empty(struct vcpu_stream *stream, struct msg_ring *out,
+		const bt_trace *trace, const bt_clock_class *clock_class,
 		const struct event_clock *input_end)
 {
+	if (!trace || !clock_class)
+		return true;
+	if (!stream->trace_class && !create_ir(stream, trace, clock_class))
+		return false;
+	stream->last_value = 0;
+	return begin(stream, out, end_value(stream, input_end));
+}
+
+bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out,
+		const bt_trace *host_trace, const bt_clock_class *host_clock_class,
+		const struct event_clock *input_end)
+{
+	if (!stream->began_once && !begin_empty(stream, out, host_trace,
+			host_clock_class, input_end))
+		return false;
 	if (!stream->begun)
 		return true;
 	stream->begun = false;
@@ -409,4 +433,5 @@ bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out,
 void vcpu_stream_rewind(struct vcpu_stream *stream)
 {
 	stream->begun = false;
+	stream->began_once = false;
 }
