@@ -300,7 +300,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 			"name or vCPU number: such events are ignored");
 		return;
 	}
-	if (!vm_threads_vcpu_mode_from_string(ev->u.vcpu_state.mode, &status.mode)) {
+	if (!vm_vcpu_mode_from_name(ev->u.vcpu_state.mode, &status.mode)) {
 		warn_once(threads, "bad-vcpu-mode", vm, "vm:vcpu_state event with a mode "
 			"other than unknown, guest, hypervisor, preempted or blocked: such "
 			"events are ignored");
@@ -310,7 +310,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 	 * The start of the trace has no vm:vcpu_state event: an explicit
 	 * `unknown` says that filter.vm.state lost track (host losses).
 	 */
-	status.lost = status.mode == VM_THREADS_VCPU_UNKNOWN;
+	status.lost = status.mode == VM_VCPU_UNKNOWN;
 	if (status.reason == VM_FIELD_MISSING)
 		status.reason = -1;
 	if (status.host_tid == VM_FIELD_MISSING)
