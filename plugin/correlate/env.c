@@ -61,7 +61,7 @@ bool correlate_trace_created(void *data,
 	offset = vm_sync_real_text(info->map.formula.offset_ns);
 	accuracy = vm_sync_real_text(info->accuracy);
 	ok = set_string(output_trace, "vm_machine",
-			machine->name ? machine->name : machine->hostname) &&
+			machine_display_name(machine)) &&
 		set_string(output_trace, "vm_role", info->role) &&
 		set_string(output_trace, "vm_sync_quality",
 			vm_sync_quality_name(info->quality)) &&
