@@ -8,7 +8,7 @@
 #include "threads/role-gate.h"
 #include "threads/threads.h"
 #include "threads/vcpus.h"
-#include "threads/warn-once.h"
+#include "util/warn-once.h"
 
 struct machine_slot {
 	struct vm_threads *owner;
@@ -43,7 +43,7 @@ struct vm_threads {
 	/* machines lately named by vm:vcpu_state (slots are never removed) */
 	struct machine_slot *guest_cache[GUEST_CACHE_SIZE];
 	unsigned int guest_cache_next;
-	struct vm_threads_warn_once *warned;
+	struct vm_warn_once *warned;
 	/* VM names of vm:vcpu_state events that named no machine when seen */
 	GHashTable *unmatched_vms;
 	/* some kvm or vm:vcpu_state event was seen */
@@ -81,7 +81,7 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 	threads->vcpus = vm_threads_vcpus_create(
 		cb->vcpu_interval ? forward_vcpu_interval : NULL, threads, threads->exits);
 	threads->exit_isa = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
-	threads->warned = vm_threads_warn_once_create();
+	threads->warned = vm_warn_once_create();
 	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return threads;
 }
@@ -95,7 +95,7 @@ void vm_threads_destroy(struct vm_threads *threads)
 	vm_threads_vcpus_destroy(threads->vcpus);
 	vm_threads_exit_stats_destroy(threads->exits);
 	g_hash_table_destroy(threads->exit_isa);
-	vm_threads_warn_once_destroy(threads->warned);
+	vm_warn_once_destroy(threads->warned);
 	g_hash_table_destroy(threads->unmatched_vms);
 	g_free(threads);
 }
@@ -103,7 +103,7 @@ void vm_threads_destroy(struct vm_threads *threads)
 static void warn_once(struct vm_threads *threads, const char *kind, const char *machine,
 		const char *message)
 {
-	if (vm_threads_warn_once_first(threads->warned, kind, machine))
+	if (vm_warn_once_first(threads->warned, kind, machine))
 		threads->cb.warning(kind, machine, message, threads->cb.data);
 }
 

@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "util/fifo.h"
+#include "util/warn-once.h"
 #include "vcpu/tracker.h"
 #include "model/machine-set.h"
 
@@ -249,7 +250,7 @@ struct vm_vcpu_tracker {
 	struct vm_machine_set machines;
 	bool no_host_reported;
 	/* vm_int64_pair(kind, machine) set of the warnings given. */
-	GHashTable *warned;
+	struct vm_warn_once *warned;
 	/*
 	 * Released inputs kept for reuse, linked by next_spare: as many as the
 	 * look-ahead ever held at once. Its length swings by hundreds of

@@ -43,7 +43,7 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 	tracker->recent_switch_ins = g_hash_table_new(g_direct_hash, g_direct_equal);
 	tracker->owners = vm_int64_table_new(g_free);
 	vm_machine_set_init(&tracker->machines);
-	tracker->warned = vm_int64_table_new(NULL);
+	tracker->warned = vm_warn_once_create();
 	return tracker;
 }
 
@@ -70,7 +70,7 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 	g_hash_table_destroy(tracker->threads);
 	g_hash_table_destroy(tracker->owners);
 	vm_machine_set_fini(&tracker->machines);
-	g_hash_table_destroy(tracker->warned);
+	vm_warn_once_destroy(tracker->warned);
 	g_free(tracker);
 }
 

@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
+#include "util/warn-once.h"
+
 /* Env `vm_role` written by filter.vm.correlate. */
 enum machine_role {
 	MACHINE_ROLE_UNKNOWN,   /* no `vm_role`, or `unknown` */
@@ -80,8 +82,8 @@ struct machine {
 	/* Unique name; NULL until machine_table_assign_names(). */
 	char *name;
 
-	/* Warning kinds already logged for this machine (bit per kind). */
-	uint64_t warned;
+	/* Warning kinds already logged for this machine. */
+	struct vm_warn_once *warned;
 };
 
 struct machine_table;
@@ -133,7 +135,7 @@ struct machine *machine_table_find_by_name(const struct machine_table *table,
 /* "`a`, `b`, `c`": every machine name, sorted, for messages (g_free it). */
 char *machine_table_names_text(const struct machine_table *table);
 
-/* True the first time it is called for this machine and kind (0 .. 63). */
+/* True the first time it is called for this machine and kind. */
 bool machine_warn_once(struct machine *machine, unsigned int kind);
 
 #endif /* VM_COMMON_MACHINE_H */
