@@ -20,6 +20,8 @@
 #include "state/earlier-states.h"
 #include "state/end-checks.h"
 #include "common/message-stream.h"
+#include "common/msg-time.h"
+#include "common/discarded-items.h"
 #include "common/event-decode.h"
 #include "common/log.h"
 #include "common/machine.h"
@@ -27,7 +29,6 @@
 #include "loss/gap-locator.h"
 #include "model/host-rule.h"
 #include "state/loss-streams.h"
-#include "state/message-time.h"
 #include "vcpu/tracker.h"
 
 #define STATE_LOG(self_comp, level, ...) \
@@ -107,63 +108,26 @@ struct state_iterator {
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR( \
 		(it)->self_msg_iter, __VA_ARGS__)
 
-/* The default clock snapshot of a message that is not an event, if any. */
-static const bt_clock_snapshot *other_clock_snapshot(const bt_message *msg)
-{
-	const bt_stream_class *stream_class;
-
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		stream_class = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(msg)));
-		return bt_stream_class_packets_have_beginning_default_clock_snapshot(
-				stream_class) ?
-			bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg) :
-			NULL;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		stream_class = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_end_borrow_packet_const(msg)));
-		return bt_stream_class_packets_have_end_default_clock_snapshot(
-				stream_class) ?
-			bt_message_packet_end_borrow_default_clock_snapshot_const(msg) :
-			NULL;
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		stream_class = bt_stream_borrow_class_const(
-			bt_message_discarded_events_borrow_stream_const(msg));
-		return bt_stream_class_discarded_events_have_default_clock_snapshots(
-				stream_class) ?
-			bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg) :
-			NULL;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		stream_class = bt_stream_borrow_class_const(
-			bt_message_discarded_packets_borrow_stream_const(msg));
-		return bt_stream_class_discarded_packets_have_default_clock_snapshots(
-				stream_class) ?
-			bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg) :
-			NULL;
-	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		return bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-	default:
-		/* Stream beginnings and ends: their times may be unknown. */
-		return NULL;
-	}
-}
-
 /* Notes the clock of a released input (events: read when pushed). */
 static void note_input_time(struct state_iterator *it, const bt_message *msg)
 {
-	const bt_clock_snapshot *snapshot;
+	struct msg_time time;
 
 	if (it->cause.is_event) {
 		if (it->cause.clock.clock_class)
 			it->input_end = it->cause.clock;
 		return;
 	}
-	snapshot = other_clock_snapshot(msg);
-	if (snapshot) {
-		it->input_end.clock_class = bt_clock_snapshot_borrow_clock_class_const(snapshot);
-		it->input_end.value = bt_clock_snapshot_get_value(snapshot);
-	}
+	msg_time_get(msg, &time);
+	/*
+	 * Stream beginnings and ends do not count: their times may be
+	 * unknown. A discarded range counts at its end.
+	 */
+	if (!time.clock_class || time.type == BT_MESSAGE_TYPE_STREAM_BEGINNING ||
+			time.type == BT_MESSAGE_TYPE_STREAM_END)
+		return;
+	it->input_end.clock_class = time.clock_class;
+	it->input_end.value = time.end_value;
 }
 
 /*
@@ -867,13 +831,18 @@ static void on_gap(const struct vm_gap *gap, void *data)
 static int64_t locator_time(struct state_iterator *it, const bt_message *msg,
 		bool is_event)
 {
-	int64_t ns;
+	struct msg_time time;
 
 	if (is_event && !it->times_always && it->losses_pending == 0 &&
 			vm_gap_locator_held(it->locator) == 0)
 		return it->locator_ts;
-	if (message_time_ns(msg, &ns) && ns > it->locator_ts)
-		it->locator_ts = ns;
+	msg_time_get(msg, &time);
+	/* Stream beginnings and ends: their times may be unknown. */
+	if (time.type == BT_MESSAGE_TYPE_STREAM_BEGINNING ||
+			time.type == BT_MESSAGE_TYPE_STREAM_END)
+		return it->locator_ts;
+	if (time.has_time && time.ns > it->locator_ts)
+		it->locator_ts = time.ns;
 	return it->locator_ts;
 }
 

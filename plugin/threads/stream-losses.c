@@ -1,6 +1,7 @@
 #include <glib.h>
 
-#include "common/message-stream.h"
+#include "common/discarded-items.h"
+#include "common/msg-time.h"
 #include "common/address-hash.h"
 #include "common/packet-cpu.h"
 #include "event.h"
@@ -9,8 +10,6 @@
 /* What is known of one upstream stream. */
 struct stream_info {
 	const bt_stream *stream;   /* a reference is held: its address stays its own */
-	/* Its class has a default clock class (asked once, not per message). */
-	bool has_clock;
 	int64_t cpu;               /* cpu_id of its latest packet, VM_FIELD_MISSING */
 	bool has_time;
 	int64_t last_ts;           /* time of its latest message that had one */
@@ -130,77 +129,10 @@ static struct stream_info *info_of(struct stream_losses *losses, const bt_stream
 		info->stream = stream;
 		bt_stream_get_ref(stream);
 		info->cpu = VM_FIELD_MISSING;
-		info->has_clock = bt_stream_class_borrow_default_clock_class_const(
-			bt_stream_borrow_class_const(stream)) != NULL;
 		g_hash_table_insert(losses->streams, (gpointer) stream, info);
 	}
 	*cached = info;
 	return info;
-}
-
-/* ns from origin; false without a snapshot or when it overflows. */
-static bool snapshot_ns(const bt_clock_snapshot *snapshot, int64_t *ns)
-{
-	if (!snapshot)
-		return false;
-	if (bt_clock_snapshot_get_ns_from_origin(snapshot, ns) ==
-			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-		return true;
-	/* The library's cause must not stay: the time is just not known. */
-	bt_current_thread_clear_error();
-	return false;
-}
-
-static const bt_clock_snapshot *stream_boundary_snapshot(const bt_message *msg)
-{
-	const bt_clock_snapshot *snapshot = NULL;
-	bt_message_stream_clock_snapshot_state state;
-
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_BEGINNING)
-		state = bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg,
-			&snapshot);
-	else
-		state = bt_message_stream_end_borrow_default_clock_snapshot_const(msg,
-			&snapshot);
-	return state == BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? snapshot : NULL;
-}
-
-/*
- * The message's own time, as the muxer orders it; false when it has none.
- * `info` is its stream's, NULL for a message of no stream.
- */
-static bool message_time(const bt_message *msg, bt_message_type type,
-		const struct stream_info *info, int64_t *ts)
-{
-	const bt_clock_snapshot *snapshot = NULL;
-
-	if (info && !info->has_clock)
-		return false;
-	switch (type) {
-	case BT_MESSAGE_TYPE_EVENT:
-		snapshot = bt_message_event_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(
-				bt_stream_borrow_class_const(info->stream)))
-			snapshot = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		if (bt_stream_class_packets_have_end_default_clock_snapshot(
-				bt_stream_borrow_class_const(info->stream)))
-			snapshot = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-	case BT_MESSAGE_TYPE_STREAM_END:
-		snapshot = stream_boundary_snapshot(msg);
-		break;
-	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		snapshot = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-		break;
-	default:
-		break;
-	}
-	return snapshot_ns(snapshot, ts);
 }
 
 /* Time of a message that had none: the time reached, or `fallback` first. */
@@ -212,31 +144,16 @@ static int64_t current_time(const struct stream_losses *losses, int64_t fallback
 static void push_discarded(struct stream_losses *losses, const bt_message *msg,
 		struct stream_info *info)
 {
-	bool events = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_EVENTS;
-	const bt_stream_class *sc = bt_stream_borrow_class_const(info->stream);
-	bool timed = events ? bt_stream_class_discarded_events_have_default_clock_snapshots(sc) :
-		bt_stream_class_discarded_packets_have_default_clock_snapshots(sc);
-	int64_t begin, end;
-	uint64_t count;
-	bt_property_availability has_count = events ?
-		bt_message_discarded_events_get_count(msg, &count) :
-		bt_message_discarded_packets_get_count(msg, &count);
+	struct discarded_items items;
 
-	if (!timed || !snapshot_ns(events ?
-			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) :
-			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg),
-			&begin) || !snapshot_ns(events ?
-			bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg) :
-			bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg),
-			&end)) {
+	discarded_items_get(msg, &items);
+	if (!items.has_range) {
 		/* No times: the neighbouring ones known now (see the header). */
-		end = current_time(losses, 0);
-		begin = info->has_time ? info->last_ts : end;
+		items.end = current_time(losses, 0);
+		items.begin = info->has_time ? info->last_ts : items.end;
 	}
-	if (has_count != BT_PROPERTY_AVAILABILITY_AVAILABLE || count > INT64_MAX)
-		count = UINT64_MAX;
 	vm_gap_locator_push_loss(losses->locator, (uint64_t) (uintptr_t) info->stream,
-		begin, end, count == UINT64_MAX ? -1 : (int64_t) count, !events, (void *) msg);
+		items.begin, items.end, items.count, items.packets, (void *) msg);
 }
 
 /* The locator kept the message pushed: it needs a reference of its own. */
@@ -249,11 +166,17 @@ static void end_push(struct stream_losses *losses, const bt_message *msg)
 
 void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 {
-	bt_message_type type = bt_message_get_type(msg);
-	const bt_stream *stream = vm_message_stream_of_type(msg, type);
-	struct stream_info *info = stream ? info_of(losses, stream) : NULL;
+	struct msg_time time;
+	bt_message_type type;
+	const bt_stream *stream;
+	struct stream_info *info;
 	int64_t ts = 0;
 	bool has_time;
+
+	msg_time_get(msg, &time);
+	type = time.type;
+	stream = time.stream;
+	info = stream ? info_of(losses, stream) : NULL;
 
 	losses->pushing = msg;
 	losses->pushing_info = info;
@@ -267,7 +190,10 @@ void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 	}
 	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
 		info->cpu = vm_packet_cpu_id(bt_message_packet_beginning_borrow_packet_const(msg));
-	has_time = message_time(msg, type, info, &ts);
+	/* The message's own time, as the muxer orders it. */
+	has_time = time.has_time;
+	if (has_time)
+		ts = time.ns;
 	if (has_time && info) {
 		info->has_time = true;
 		info->last_ts = ts;
