@@ -28,7 +28,7 @@
 #include "common/unsynced.h"
 #include "loss/gap-locator.h"
 #include "model/host-rule.h"
-#include "state/loss-streams.h"
+#include "common/loss-streams.h"
 #include "vcpu/tracker.h"
 
 #define STATE_LOG(self_comp, level, ...) \

@@ -1,12 +1,22 @@
+/*
+ * Per-stream loss bookkeeping: see loss-streams.h.
+ */
+
 #include <glib.h>
 
 #include "event.h"
+#include "common/address-hash.h"
+#include "common/loss-streams.h"
 #include "common/packet-cpu.h"
-#include "state/loss-streams.h"
+
+#define CACHE_BITS 6
+#define CACHE_SIZE (1 << CACHE_BITS)
 
 struct loss_streams {
 	/* bt_stream * -> struct loss_stream */
 	GHashTable *table;
+	/* Direct-mapped, in front of `table`. */
+	struct loss_stream *cache[CACHE_SIZE];
 };
 
 static void free_entry(gpointer data)
@@ -42,8 +52,13 @@ uint64_t loss_stream_key(const bt_stream *stream)
 struct loss_stream *loss_streams_get(struct loss_streams *streams,
 		const bt_stream *stream)
 {
-	struct loss_stream *entry = g_hash_table_lookup(streams->table, stream);
+	struct loss_stream **cached =
+		&streams->cache[vm_address_hash(stream, CACHE_BITS)];
+	struct loss_stream *entry;
 
+	if (*cached && (*cached)->stream == stream)
+		return *cached;
+	entry = g_hash_table_lookup(streams->table, stream);
 	if (!entry) {
 		entry = g_new0(struct loss_stream, 1);
 		entry->stream = stream;
@@ -51,6 +66,7 @@ struct loss_stream *loss_streams_get(struct loss_streams *streams,
 		entry->cpu = VM_FIELD_MISSING;
 		g_hash_table_insert(streams->table, (gpointer) stream, entry);
 	}
+	*cached = entry;
 	return entry;
 }
 
@@ -71,5 +87,10 @@ void loss_streams_note_packet(struct loss_streams *streams, const bt_packet *pac
 
 void loss_streams_forget(struct loss_streams *streams, const bt_stream *stream)
 {
+	struct loss_stream **cached =
+		&streams->cache[vm_address_hash(stream, CACHE_BITS)];
+
+	if (*cached && (*cached)->stream == stream)
+		*cached = NULL;
 	g_hash_table_remove(streams->table, stream);
 }
