@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <glib.h>
 
-#include "sync/sync.h"
+#include "sync/formula-text.h"
 
 char *vm_sync_real_text(long double value)
 {

@@ -8,7 +8,8 @@
  */
 #include <stdbool.h>
 
-#include "sync/sync.h"
+#include "sync/formula.h"
+#include "sync/prepared.h"
 #include "sync/wide.h"
 
 struct vm_sync_formula vm_sync_formula_identity(void)

@@ -13,7 +13,9 @@
  */
 #include <glib.h>
 
-#include "sync/sync.h"
+#include "sync/quality.h"
+#include "sync/formula.h"
+#include "sync/hull.h"
 #include "sync/point.h"
 
 /* A line through two hull points; p[0] may be missing (id 0). */

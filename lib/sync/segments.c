@@ -5,6 +5,8 @@
 #include <glib.h>
 #include <math.h>
 
+#include "sync/hull.h"
+#include "sync/prepared.h"
 #include "sync/segments.h"
 #include "sync/wide.h"
 

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 
 #include "correlate/iterator.h"
+#include "sync/formula-text.h"
 
 static bool set_string(bt_trace *trace, const char *name, const char *value)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "correlate/formula-range.h"
+#include "sync/formula-text.h"
 
 /* "t_ref = S * t + O ns" with every digit (g_free it). */
 static char *formula_text(const struct vm_sync_formula *formula)
