@@ -42,13 +42,15 @@ bool vm_sync_real_parse(const char *text, long double *value)
 	char *end;
 	long double parsed;
 
-	if (!text || !*text)
+	if (!text || !*text) {
 		return false;
+	}
 	errno = 0;
 	/* Correctly rounded (glibc), so the text of any value gives it back. */
 	parsed = strtold(text, &end);
-	if (*end != '\0' || errno == ERANGE || parsed != parsed)
+	if (*end != '\0' || errno == ERANGE || parsed != parsed) {
 		return false;
+	}
 	*value = parsed;
 	return true;
 }

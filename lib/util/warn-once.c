@@ -28,8 +28,9 @@ struct vm_warn_once *vm_warn_once_create(void)
 
 void vm_warn_once_destroy(struct vm_warn_once *seen)
 {
-	if (!seen)
+	if (!seen) {
 		return;
+	}
 	g_hash_table_destroy(seen->names);
 	g_hash_table_destroy(seen->ids);
 	g_free(seen);
@@ -62,8 +63,9 @@ bool vm_warn_once_first_id(struct vm_warn_once *seen, unsigned int kind,
 {
 	gint64 key = id_key(kind, machine);
 
-	if (g_hash_table_contains(seen->ids, &key))
+	if (g_hash_table_contains(seen->ids, &key)) {
 		return false;
+	}
 	g_hash_table_add(seen->ids, g_memdup2(&key, sizeof(key)));
 	return true;
 }

@@ -12,8 +12,9 @@ static const char *const mode_names[] = {
 
 const char *vm_vcpu_mode_name(enum vm_vcpu_mode mode)
 {
-	if ((unsigned int) mode >= sizeof(mode_names) / sizeof(mode_names[0]))
+	if ((unsigned int) mode >= sizeof(mode_names) / sizeof(mode_names[0])) {
 		return "unknown";
+	}
 	return mode_names[mode];
 }
 
@@ -26,8 +27,9 @@ bool vm_vcpu_mode_from_name(const char *name, enum vm_vcpu_mode *mode)
 {
 	enum vm_vcpu_mode candidate;
 
-	if (!name)
+	if (!name) {
 		return false;
+	}
 	switch (name[0]) {
 	case 'u':
 		candidate = VM_VCPU_UNKNOWN;
@@ -47,8 +49,9 @@ bool vm_vcpu_mode_from_name(const char *name, enum vm_vcpu_mode *mode)
 	default:
 		return false;
 	}
-	if (strcmp(name, mode_names[candidate]) != 0)
+	if (strcmp(name, mode_names[candidate]) != 0) {
 		return false;
+	}
 	*mode = candidate;
 	return true;
 }

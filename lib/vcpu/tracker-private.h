@@ -48,8 +48,9 @@ struct held_input {
 static inline const struct pending_change *held_input_change(
 		const struct held_input *input, unsigned int i)
 {
-	if (i < INLINE_CHANGES)
+	if (i < INLINE_CHANGES) {
 		return &input->changes[i];
+	}
 	return &g_array_index(input->more_changes, struct pending_change,
 		i - INLINE_CHANGES);
 }
@@ -61,9 +62,10 @@ static inline void held_input_add_change(struct held_input *input,
 		input->changes[input->change_count++] = *change;
 		return;
 	}
-	if (!input->more_changes)
+	if (!input->more_changes) {
 		input->more_changes = g_array_new(FALSE, FALSE,
 			sizeof(struct pending_change));
+	}
 	g_array_append_val(input->more_changes, *change);
 	input->change_count++;
 }

@@ -5,9 +5,10 @@
 char *vcpu_machine_name(const struct vm_vcpu_tracker *tracker,
 		unsigned int machine)
 {
-	if (tracker->callbacks.machine_name)
+	if (tracker->callbacks.machine_name) {
 		return g_strdup_printf("`%s`", tracker->callbacks.machine_name(
 			tracker->user, machine));
+	}
 	return g_strdup_printf("#%u", machine);
 }
 
@@ -27,10 +28,12 @@ void vcpu_warn(struct vm_vcpu_tracker *tracker, enum vm_vcpu_warning kind,
 	va_list args;
 	char *message;
 
-	if (!vm_warn_once_first_id(tracker->warned, (unsigned int) kind, machine))
+	if (!vm_warn_once_first_id(tracker->warned, (unsigned int) kind, machine)) {
 		return;
-	if (!tracker->callbacks.warning)
+	}
+	if (!tracker->callbacks.warning) {
 		return;
+	}
 	va_start(args, format);
 	message = g_strdup_vprintf(format, args);
 	va_end(args);

@@ -38,8 +38,9 @@ struct loss_streams *loss_streams_create(void)
 
 void loss_streams_destroy(struct loss_streams *streams)
 {
-	if (!streams)
+	if (!streams) {
 		return;
+	}
 	g_hash_table_destroy(streams->table);
 	g_free(streams);
 }
@@ -56,8 +57,9 @@ struct loss_stream *loss_streams_get(struct loss_streams *streams,
 		&streams->cache[vm_address_hash(stream, CACHE_BITS)];
 	struct loss_stream *entry;
 
-	if (*cached && (*cached)->stream == stream)
+	if (*cached && (*cached)->stream == stream) {
 		return *cached;
+	}
 	entry = g_hash_table_lookup(streams->table, stream);
 	if (!entry) {
 		entry = g_new0(struct loss_stream, 1);
@@ -72,8 +74,9 @@ struct loss_stream *loss_streams_get(struct loss_streams *streams,
 
 struct loss_stream *loss_streams_find(struct loss_streams *streams, uint64_t key)
 {
-	if (key == UINT64_MAX)
+	if (key == UINT64_MAX) {
 		return NULL;
+	}
 	return g_hash_table_lookup(streams->table, (gconstpointer) (uintptr_t) key);
 }
 
@@ -90,7 +93,8 @@ void loss_streams_forget(struct loss_streams *streams, const bt_stream *stream)
 	struct loss_stream **cached =
 		&streams->cache[vm_address_hash(stream, CACHE_BITS)];
 
-	if (*cached && (*cached)->stream == stream)
+	if (*cached && (*cached)->stream == stream) {
 		*cached = NULL;
+	}
 	g_hash_table_remove(streams->table, stream);
 }

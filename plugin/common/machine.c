@@ -311,9 +311,11 @@ static gpointer key_of_machine(GHashTable *hash, const struct machine *machine)
 	gpointer key, value;
 
 	g_hash_table_iter_init(&iter, hash);
-	while (g_hash_table_iter_next(&iter, &key, &value))
-		if (value == machine)
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		if (value == machine) {
 			return key;
+		}
+	}
 	return NULL;
 }
 

@@ -142,11 +142,13 @@ bool msg_time_is_range_end(const struct msg_time *time)
 
 bool msg_time_snapshot_ns(const bt_clock_snapshot *snapshot, int64_t *ns)
 {
-	if (!snapshot)
+	if (!snapshot) {
 		return false;
+	}
 	if (bt_clock_snapshot_get_ns_from_origin(snapshot, ns) ==
-			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
 		return true;
+	}
 	/* The library's cause must not stay: the time is just not known. */
 	bt_current_thread_clear_error();
 	return false;

@@ -19,23 +19,27 @@ static void warn_loss(struct state_iterator *it, struct loss_stream *stream,
 
 	int64_t host = it->model->cls->host(it->model->data);
 
-	if (stream->warned)
+	if (stream->warned) {
 		return;
+	}
 	stream->warned = true;
 	/*
 	 * A guest's losses change no vCPU mode: sink.vm.threads, which they
 	 * concern, says so (once is enough for the user).
 	 */
-	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine)
+	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine) {
 		return;
-	if (gap->count >= 0)
+	}
+	if (gap->count >= 0) {
 		g_snprintf(count, sizeof(count), "%" PRId64, gap->count);
-	else
+	} else {
 		g_strlcpy(count, "an unknown number of", sizeof(count));
-	if (stream->cpu != VM_FIELD_MISSING)
+	}
+	if (stream->cpu != VM_FIELD_MISSING) {
 		g_snprintf(cpu, sizeof(cpu), "%" PRId64, stream->cpu);
-	else
+	} else {
 		g_strlcpy(cpu, "unknown (no packet cpu_id)", sizeof(cpu));
+	}
 	STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
 		"Machine `%s`, CPU %s: the tracer lost %s %s (first gap from "
 		"%" PRId64 " to %" PRId64 " ns from origin; later losses of this "
@@ -54,10 +58,12 @@ void state_on_gap(const struct vm_gap *gap, void *data)
 	struct input_cause cause = { .is_loss = true };
 	struct vm_event plain = { .kind = VM_EVENT_LOSS };
 
-	if (it->losses_pending > 0)
+	if (it->losses_pending > 0) {
 		it->losses_pending--;
-	if (it->dropping || it->failed || !stream)
+	}
+	if (it->dropping || it->failed || !stream) {
 		return;
+	}
 	plain.machine = state_machine_of_stream(it, stream->stream);
 	plain.ts = gap->begin;
 	plain.cpu = stream->cpu;
@@ -86,15 +92,18 @@ int64_t state_locator_time(struct state_iterator *it, const bt_message *msg,
 	struct msg_time time;
 
 	if (is_event && !it->times_always && it->losses_pending == 0 &&
-			vm_gap_locator_held(it->locator) == 0)
+			vm_gap_locator_held(it->locator) == 0) {
 		return it->locator_ts;
+	}
 	msg_time_get(msg, &time);
 	/* Stream beginnings and ends: their times may be unknown. */
 	if (time.type == BT_MESSAGE_TYPE_STREAM_BEGINNING ||
-			time.type == BT_MESSAGE_TYPE_STREAM_END)
+			time.type == BT_MESSAGE_TYPE_STREAM_END) {
 		return it->locator_ts;
-	if (time.has_time && time.ns > it->locator_ts)
+	}
+	if (time.has_time && time.ns > it->locator_ts) {
 		it->locator_ts = time.ns;
+	}
 	return it->locator_ts;
 }
 

@@ -15,8 +15,9 @@
 const char *state_machine_name(const struct state_iterator *it,
 		unsigned int index)
 {
-	if (index >= machine_table_count(it->machines))
+	if (index >= machine_table_count(it->machines)) {
 		return "";
+	}
 	return machine_display_name(machine_table_at(it->machines, index));
 }
 
@@ -27,8 +28,9 @@ static bool find_machine(const struct state_iterator *it, const char *name,
 	const struct machine *machine =
 		machine_table_find_by_name(it->machines, name);
 
-	if (!machine)
+	if (!machine) {
 		return false;
+	}
 	*index = machine->index;
 	return true;
 }
@@ -42,11 +44,13 @@ void state_announce_machine(struct state_iterator *it, unsigned int machine)
 	enum machine_role role = machine_table_at(it->machines, machine)->role;
 
 	vm_vcpu_tracker_add_machine(it->tracker, machine);
-	if (role == MACHINE_ROLE_UNKNOWN)
+	if (role == MACHINE_ROLE_UNKNOWN) {
 		return;
+	}
 	it->roles_given = true;
-	if (role == MACHINE_ROLE_HOST)
+	if (role == MACHINE_ROLE_HOST) {
 		it->role_host = machine;
+	}
 	it->model->cls->set_role(it->model->data, machine,
 		role == MACHINE_ROLE_HOST);
 }
@@ -62,8 +66,9 @@ static void warn_unsynchronized(struct state_iterator *it)
 {
 	char *message;
 
-	if (it->warned_unsynchronized || !machines_unsynchronized(it->machines))
+	if (it->warned_unsynchronized || !machines_unsynchronized(it->machines)) {
 		return;
+	}
 	it->warned_unsynchronized = true;
 	message = machines_unsynchronized_message(it->machines, "filter.vm.state");
 	STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
@@ -85,8 +90,9 @@ unsigned int state_machine_of_stream(struct state_iterator *it,
 			"Machine `%s` found.", state_machine_name(it,
 				machine));
 		/* A machine met after vm-pids was applied. */
-		if (it->vm_pids_applied)
+		if (it->vm_pids_applied) {
 			apply_env_host_pid(it, machine);
+		}
 		warn_unsynchronized(it);
 	}
 	return machine;
@@ -122,8 +128,9 @@ static bool env_host_pid_unique(const struct state_iterator *it,
 		const struct machine *other = machine_table_at(it->machines, i);
 
 		if (other != m && other->role != MACHINE_ROLE_HOST &&
-				other->host_pid == m->host_pid)
+				other->host_pid == m->host_pid) {
 			return false;
+		}
 	}
 	return true;
 }
@@ -143,12 +150,13 @@ static void apply_env_host_pid(struct state_iterator *it, unsigned int machine)
 	bt_logging_level level;
 	const char *other;
 
-	if (m->host_pid < 0 || m->role == MACHINE_ROLE_HOST)
+	if (m->host_pid < 0 || m->role == MACHINE_ROLE_HOST) {
 		return;
+	}
 	level = env_host_pid_unique(it, m) ? BT_LOGGING_LEVEL_WARNING :
 		BT_LOGGING_LEVEL_INFO;
 	if (given) {
-		if (*given != m->host_pid)
+		if (*given != m->host_pid) {
 			STATE_LOG(it->component->self_comp, level,
 				"Machine `%s`: parameter `vm-pids` gives its QEMU "
 				"process %" PRId64 ", but its trace environment's "
@@ -156,6 +164,7 @@ static void apply_env_host_pid(struct state_iterator *it, unsigned int machine)
 				"fitted the guest's activity to the vCPUs of that "
 				"process): using the parameter's; check it.", name,
 				(int64_t) *given, m->host_pid);
+		}
 		return;
 	}
 	if (pid_given_to_another(it, m->host_pid, &other)) {
@@ -166,9 +175,10 @@ static void apply_env_host_pid(struct state_iterator *it, unsigned int machine)
 			"so `%s` gets no vCPU from it; check it.",
 			name ? name : "?", m->host_pid, other, name ? name : "?");
 		/* Its own evidence names another process: no guess for it either. */
-		if (it->model->cls->set_vm_pid_refused)
+		if (it->model->cls->set_vm_pid_refused) {
 			it->model->cls->set_vm_pid_refused(it->model->data, machine,
 				m->host_pid);
+		}
 		return;
 	}
 	it->model->cls->set_vm_pid(it->model->data, machine, m->host_pid);
@@ -178,8 +188,9 @@ static void apply_env_host_pids(struct state_iterator *it)
 {
 	unsigned int machine;
 
-	for (machine = 0; machine < machine_table_count(it->machines); machine++)
+	for (machine = 0; machine < machine_table_count(it->machines); machine++) {
 		apply_env_host_pid(it, machine);
+	}
 }
 
 /*
@@ -224,20 +235,23 @@ bool state_check_vm_pids_host(struct state_iterator *it)
 	const char *name;
 	char *list;
 
-	if (it->vm_pids_host_checked)
+	if (it->vm_pids_host_checked) {
 		return true;
+	}
 	/* Nothing to check, ever: the callers need not ask again. */
 	if (g_hash_table_size(it->component->params.vm_pids) == 0) {
 		it->vm_pids_host_checked = true;
 		return true;
 	}
 	host = it->model->cls->host(it->model->data);
-	if (host == VM_MODEL_UNKNOWN)
+	if (host == VM_MODEL_UNKNOWN) {
 		return true;
+	}
 	it->vm_pids_host_checked = true;
 	name = state_machine_name(it, (unsigned int) host);
-	if (!name || !g_hash_table_contains(it->component->params.vm_pids, name))
+	if (!name || !g_hash_table_contains(it->component->params.vm_pids, name)) {
 		return true;
+	}
 	list = machine_table_names_text(it->machines);
 	ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: machine `%s` is the host (it "
 		"runs the VMs: its trace has their KVM events), not a guest; give "
@@ -258,8 +272,9 @@ static bool apply_host(struct state_iterator *it)
 	const char *host = it->component->params.host;
 	unsigned int machine;
 
-	if (!host)
+	if (!host) {
 		return true;
+	}
 	if (!find_machine(it, host, &machine)) {
 		char *list = machine_table_names_text(it->machines);
 
@@ -272,13 +287,14 @@ static bool apply_host(struct state_iterator *it)
 		it->model->cls->set_role(it->model->data, machine, true);
 		return true;
 	}
-	if (it->role_host != (int64_t) machine)
+	if (it->role_host != (int64_t) machine) {
 		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
 			"Parameter `host` names `%s`, but filter.vm.correlate's "
 			"`vm_role` says the host is `%s`: following `vm_role`, so that "
 			"every component agrees. Pass `host` to filter.vm.correlate "
 			"instead.", host, it->role_host < 0 ? "(none)" :
 			state_machine_name(it, (unsigned int) it->role_host));
+	}
 	return true;
 }
 
@@ -295,8 +311,9 @@ void state_warn_host_choice(struct state_iterator *it)
 	char *warning;
 	unsigned int i;
 
-	if (it->roles_given)
+	if (it->roles_given) {
 		return;
+	}
 	candidates = g_new0(struct vm_host_candidate, count ? count : 1);
 	for (i = 0; i < count; i++) {
 		candidates[i].name = state_machine_name(it, i);
@@ -308,9 +325,10 @@ void state_warn_host_choice(struct state_iterator *it)
 			it->component->params.host, &named) ? (int64_t) named :
 			VM_MODEL_UNKNOWN);
 	warning = vm_host_rule_warning(&choice, candidates, count);
-	if (warning)
+	if (warning) {
 		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_WARNING,
 			"%s", warning);
+	}
 	g_free(warning);
 	g_free(candidates);
 }

@@ -24,8 +24,9 @@ static void note_input_time(struct state_iterator *it, const bt_message *msg)
 	struct msg_time time;
 
 	if (it->cause.is_event) {
-		if (it->cause.clock.clock_class)
+		if (it->cause.clock.clock_class) {
 			it->input_end = it->cause.clock;
+		}
 		return;
 	}
 	msg_time_get(msg, &time);
@@ -34,8 +35,9 @@ static void note_input_time(struct state_iterator *it, const bt_message *msg)
 	 * unknown. A discarded range counts at its end.
 	 */
 	if (!time.clock_class || time.type == BT_MESSAGE_TYPE_STREAM_BEGINNING ||
-			time.type == BT_MESSAGE_TYPE_STREAM_END)
+			time.type == BT_MESSAGE_TYPE_STREAM_END) {
 		return;
+	}
 	it->input_end.clock_class = time.clock_class;
 	it->input_end.value = time.end_value;
 }
@@ -50,15 +52,18 @@ static void on_release(void *user, void *cookie)
 	const bt_message *msg = cookie;
 
 	it->cause_msg = msg;
-	if (!cause_ring_pop(&it->causes, &it->cause))
+	if (!cause_ring_pop(&it->causes, &it->cause)) {
 		it->cause = (struct input_cause) { .is_event = false };
-	if (!msg)
+	}
+	if (!msg) {
 		return;
+	}
 	note_input_time(it, msg);
 	/* Nothing refers to the stream any more: the gaps come before. */
-	if (it->cause.is_stream_end)
+	if (it->cause.is_stream_end) {
 		loss_streams_forget(it->loss_streams,
 			bt_message_stream_end_borrow_stream_const(msg));
+	}
 	msg_ring_push(&it->output, msg);
 }
 
@@ -70,15 +75,17 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 {
 	struct state_iterator *it = user;
 
-	if (it->failed)
+	if (it->failed) {
 		return;
+	}
 	if (it->cause.is_loss) {
 		/* At the gap's start, which is no message's time. */
 		if (!vcpu_stream_append_change_at(it->vcpu_stream, &it->output,
 				change, state_machine_name(it, change->vm),
 				bt_stream_borrow_trace_const(it->cause.loss_stream),
-				it->cause.clock.clock_class))
+				it->cause.clock.clock_class)) {
 			it->failed = true;
+		}
 		return;
 	}
 	if (!it->cause.is_event) {
@@ -98,8 +105,9 @@ static void on_change(void *user, const struct vm_vcpu_change *change)
 	if (!vcpu_stream_append_change(it->vcpu_stream, &it->output, change,
 			state_machine_name(it, change->vm),
 			it->cause_msg, it->cause.clock.clock_class,
-			it->cause.clock.value))
+			it->cause.clock.value)) {
 		it->failed = true;
+	}
 }
 
 static void on_warning(void *user, enum vm_vcpu_warning kind,
@@ -174,8 +182,9 @@ static bool create_analysis(struct state_iterator *it)
 	}
 	it->roles_given = false;
 	it->role_host = -1;
-	for (machine = 0; machine < machine_table_count(it->machines); machine++)
+	for (machine = 0; machine < machine_table_count(it->machines); machine++) {
 		state_announce_machine(it, machine);
+	}
 	it->cause_msg = NULL;
 	it->cause = (struct input_cause) { .is_event = false };
 	it->input_end.clock_class = NULL;
@@ -188,8 +197,9 @@ static bool create_analysis(struct state_iterator *it)
 
 static void iterator_destroy(struct state_iterator *it)
 {
-	if (!it)
+	if (!it) {
 		return;
+	}
 	destroy_analysis(it);
 	msg_ring_fini(&it->output);
 	cause_ring_fini(&it->causes);
@@ -271,8 +281,9 @@ static bool push_event(struct state_iterator *it, const bt_message *msg)
 	bool decoded;
 
 	if ((!it->vm_pids_applied && !state_apply_machine_params(it)) ||
-			(!it->vm_pids_host_checked && !state_check_vm_pids_host(it)))
+			(!it->vm_pids_host_checked && !state_check_vm_pids_host(it))) {
 		return false;
+	}
 	decoded = event_decoder_decode_with_clock(it->decoder, msg, &plain,
 		&cause.clock);
 	/*
@@ -280,9 +291,10 @@ static bool push_event(struct state_iterator *it, const bt_message *msg)
 	 * beginning, which comes before any event of its stream, already
 	 * made the machine known.
 	 */
-	if (decoded)
+	if (decoded) {
 		plain.machine = state_machine_of_stream(it, bt_event_borrow_stream_const(
 			bt_message_event_borrow_event_const(msg)));
+	}
 	/* Before the push, which may release the input at once. */
 	cause_ring_push(&it->causes, &cause);
 	vm_vcpu_tracker_push(it->tracker, decoded ? &plain : NULL, (void *) msg);
@@ -310,12 +322,14 @@ static bool drop_earlier_state(struct state_iterator *it, const bt_message *msg,
 {
 	bool first;
 
-	if (!earlier_states_has(it->earlier_states, stream, &first))
+	if (!earlier_states_has(it->earlier_states, stream, &first)) {
 		return false;
-	if (first)
+	}
+	if (first) {
 		STATE_LOG(it->component->self_comp, BT_LOGGING_LEVEL_INFO,
 			"The input has vm:vcpu_state events of an earlier "
 			"filter.vm.state: they are replaced by the ones computed here.");
+	}
 	bt_message_put_ref(msg);
 	return true;
 }
@@ -354,8 +368,9 @@ static void on_located(void *cookie, void *data)
 	}
 	/* Most messages leave the locator within their own push. */
 	if (!analyze_message(it, msg, msg == it->pushing ? it->pushing_type :
-			bt_message_get_type(msg)))
+			bt_message_get_type(msg))) {
 		it->failed = true;
+	}
 }
 
 /* Takes the reference on `msg`. */
@@ -364,19 +379,21 @@ static bool push_message(struct state_iterator *it, const bt_message *msg)
 	bt_message_type type = bt_message_get_type(msg);
 	const bt_stream *stream = vm_message_stream_of_type(msg, type);
 
-	if (drop_earlier_state(it, msg, stream))
+	if (drop_earlier_state(it, msg, stream)) {
 		return true;
+	}
 	if (type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
 			type == BT_MESSAGE_TYPE_DISCARDED_PACKETS) {
 		state_locate_discarded(it, msg);
 		return !it->failed;
 	}
-	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
+	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING) {
 		loss_streams_note_packet(it->loss_streams,
 			bt_message_packet_beginning_borrow_packet_const(msg));
-	else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING && state_loses_without_times(
-			bt_message_stream_beginning_borrow_stream_const(msg)))
+	} else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING && state_loses_without_times(
+			bt_message_stream_beginning_borrow_stream_const(msg))) {
 		it->times_always = true;
+	}
 	it->pushing = msg;
 	it->pushing_type = type;
 	vm_gap_locator_push(it->locator, loss_stream_key(stream),
@@ -393,8 +410,9 @@ static bool push_batch(struct state_iterator *it, bt_message_array_const msgs,
 
 	for (i = 0; i < count; i++) {
 		if (!push_message(it, msgs[i])) {
-			for (i++; i < count; i++)
+			for (i++; i < count; i++) {
 				bt_message_put_ref(msgs[i]);
+			}
 			return false;
 		}
 	}
@@ -419,8 +437,9 @@ static bool append_vcpu_stream_end(struct state_iterator *it)
 	int64_t host = it->model->cls->host(it->model->data);
 	const struct machine *machine = NULL;
 
-	if (host != VM_MODEL_UNKNOWN && (uint64_t) host < machine_table_count(it->machines))
+	if (host != VM_MODEL_UNKNOWN && (uint64_t) host < machine_table_count(it->machines)) {
 		machine = machine_table_at(it->machines, (unsigned int) host);
+	}
 	return vcpu_stream_append_end(it->vcpu_stream, &it->output,
 		machine ? machine_table_trace_of(it->machines, machine) : NULL,
 		machine ? machine_table_clock_class_of(it->machines, machine) : NULL,
@@ -432,15 +451,18 @@ static bool end_of_input(struct state_iterator *it)
 	it->upstream_ended = true;
 	/* The gaps still pending, at the streams' last events. */
 	vm_gap_locator_flush(it->locator);
-	if (it->failed)
+	if (it->failed) {
 		return false;
-	if (!it->vm_pids_applied && !state_apply_machine_params(it))
+	}
+	if (!it->vm_pids_applied && !state_apply_machine_params(it)) {
 		return false;
+	}
 	vm_vcpu_tracker_flush(it->tracker);
 	state_warn_host_choice(it);
 	/* The flush learns from the events held back: the host may be new. */
-	if (it->failed || !state_check_vm_pids_host(it))
+	if (it->failed || !state_check_vm_pids_host(it)) {
 		return false;
+	}
 	/* The whole input is known: every vCPU thread was seen. */
 	end_checks(it);
 	return append_vcpu_stream_end(it);
@@ -456,12 +478,14 @@ static bt_message_iterator_class_next_method_status fill_output(
 
 		switch (bt_message_iterator_next(it->upstream, &msgs, &count)) {
 		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-			if (!push_batch(it, msgs, count))
+			if (!push_batch(it, msgs, count)) {
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			}
 			break;
 		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-			if (!end_of_input(it))
+			if (!end_of_input(it)) {
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			}
 			break;
 		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
@@ -484,15 +508,18 @@ bt_message_iterator_class_next_method_status state_iterator_next(
 		fill_output(it, capacity);
 
 	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
-			status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN)
+			status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN) {
 		return status;
-	if (msg_ring_is_empty(&it->output))
+	}
+	if (msg_ring_is_empty(&it->output)) {
 		return it->upstream_ended ?
 			BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END :
 			BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	}
 	*count = 0;
-	while (*count < capacity && !msg_ring_is_empty(&it->output))
+	while (*count < capacity && !msg_ring_is_empty(&it->output)) {
 		msgs[(*count)++] = msg_ring_pop(&it->output);
+	}
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
@@ -514,12 +541,14 @@ state_iterator_seek_beginning(bt_self_message_iterator *self_msg_iter)
 	bt_message_iterator_seek_beginning_status status =
 		bt_message_iterator_seek_beginning(it->upstream);
 
-	if (status != BT_MESSAGE_ITERATOR_SEEK_BEGINNING_STATUS_OK)
+	if (status != BT_MESSAGE_ITERATOR_SEEK_BEGINNING_STATUS_OK) {
 		return (bt_message_iterator_class_seek_beginning_method_status) status;
+	}
 	destroy_analysis(it);
 	msg_ring_clear(&it->output);
 	vcpu_stream_rewind(it->vcpu_stream);
-	if (!create_analysis(it))
+	if (!create_analysis(it)) {
 		return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_ERROR;
+	}
 	return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_OK;
 }

@@ -34,8 +34,9 @@ struct state_presence *state_presence_create(void)
 
 void state_presence_destroy(struct state_presence *presence)
 {
-	if (!presence)
+	if (!presence) {
 		return;
+	}
 	g_hash_table_destroy(presence->hosts);
 	g_hash_table_destroy(presence->vms);
 	g_free(presence);
@@ -51,8 +52,9 @@ void state_presence_note_stream(struct state_presence *presence,
 		const char *name = bt_event_class_get_name(
 			bt_stream_class_borrow_event_class_by_index_const(stream_class, i));
 
-		if (name && strcmp(name, VCPU_STATE_EVENT) == 0)
+		if (name && strcmp(name, VCPU_STATE_EVENT) == 0) {
 			presence->state_stream_seen = true;
+		}
 	}
 }
 
@@ -64,8 +66,9 @@ void state_presence_note_kvm(struct state_presence *presence, unsigned int machi
 void state_presence_note_vcpu_state(struct state_presence *presence, const char *vm)
 {
 	presence->vcpu_states_seen = true;
-	if (vm && !g_hash_table_contains(presence->vms, vm))
+	if (vm && !g_hash_table_contains(presence->vms, vm)) {
 		g_hash_table_add(presence->vms, g_strdup(vm));
+	}
 }
 
 static bool state_present(const struct state_presence *presence)
@@ -98,11 +101,13 @@ static bool warn_guests_without_modes(const struct state_presence *presence,
 		const struct machine *machine = machine_table_at(machines, i);
 		const char *name = machine_display_name(machine);
 
-		if (!is_guest(presence, machine))
+		if (!is_guest(presence, machine)) {
 			continue;
+		}
 		any_guest = true;
-		if (g_hash_table_contains(presence->vms, name))
+		if (g_hash_table_contains(presence->vms, name)) {
 			continue;
+		}
 		warn(name, "filter.vm.state computed no vCPU mode for this guest: "
 			"no vCPU thread of the host was mapped to it (no vmsync "
 			"event of it on the host, no `vm_host_pid` from "
@@ -119,8 +124,9 @@ void state_presence_warn(const struct state_presence *presence,
 		void (*warn)(const char *machine, const char *message, void *data),
 		void *data)
 {
-	if (g_hash_table_size(presence->hosts) == 0)
+	if (g_hash_table_size(presence->hosts) == 0) {
 		return;
+	}
 	if (!state_present(presence)) {
 		warn(NULL, "The input has a host (kvm events) but no vm:vcpu_state "
 			"events: the vCPU modes need filter.vm.state before "
@@ -130,8 +136,9 @@ void state_presence_warn(const struct state_presence *presence,
 		return;
 	}
 	if (warn_guests_without_modes(presence, machines, warn, data) ||
-			presence->vcpu_states_seen)
+			presence->vcpu_states_seen) {
 		return;
+	}
 	warn(NULL, "filter.vm.state computed no vCPU mode: the host's vCPU "
 		"threads run VMs whose traces are not given, and its `vm-pids` "
 		"maps none of them. Give the guests' traces too, or map each "
