@@ -352,7 +352,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 	if (threads->steal)
 		vm_steal_vcpu_state(threads->steal, guest && guest->steal_vm ? guest->steal_vm :
 			vm_steal_vm_of(threads->steal, vm), ev->ts, ev->u.vcpu_state.vcpu,
-			status.mode == VM_THREADS_VCPU_PREEMPTED, status.host_tid);
+			status.mode == VM_VCPU_PREEMPTED, status.host_tid);
 	if (guest && guest->role != VM_THREADS_ROLE_HOST) {
 		/*
 		 * filter.vm.state applied the host rule: the VM it names is a
