@@ -95,7 +95,9 @@ def outputs():
     """{"NAME FORM": sha256} of every case."""
     result = {}
     for name, traces, params in cases():
+        # src.ctf.fs names streams by the real path of their files.
         INPUT_DIRS.extend(traces.values())
+        INPUT_DIRS.extend(os.path.realpath(path) for path in traces.values())
         filters = [("filter.vm.correlate", params)]
         result[name + " run"] = digest(truthdata.run_form(traces, filters, "sink.text.details"))
         result[name + " convert"] = digest(truthdata.convert_form(traces, filters,
