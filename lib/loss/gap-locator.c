@@ -57,8 +57,9 @@ struct vm_gap_locator *vm_gap_locator_create(const struct vm_gap_locator_callbac
 
 void vm_gap_locator_destroy(struct vm_gap_locator *locator)
 {
-	if (!locator)
+	if (!locator) {
 		return;
+	}
 	vm_gap_locator_flush(locator);
 	g_ptr_array_free(locator->pending, TRUE);
 	g_free(locator);
@@ -71,10 +72,11 @@ uint64_t vm_gap_locator_held(const struct vm_gap_locator *locator)
 
 static void release_entry(struct vm_gap_locator *locator, struct held_entry *entry)
 {
-	if (entry->is_gap)
+	if (entry->is_gap) {
 		locator->cb.gap(&entry->gap, locator->cb.data);
-	else
+	} else {
 		locator->cb.release(entry->cookie, locator->cb.data);
+	}
 	g_free(entry);
 }
 
@@ -87,8 +89,9 @@ static uint64_t hold_barrier(const struct vm_gap_locator *locator)
 	for (i = 0; i < locator->pending->len; i++) {
 		const struct pending_loss *loss = g_ptr_array_index(locator->pending, i);
 
-		if (loss->hold_from < barrier)
+		if (loss->hold_from < barrier) {
 			barrier = loss->hold_from;
+		}
 	}
 	return barrier;
 }
@@ -99,8 +102,9 @@ static void release_unheld(struct vm_gap_locator *locator)
 	uint64_t barrier = hold_barrier(locator);
 	struct held_entry *head;
 
-	while ((head = g_queue_peek_head(&locator->held)) && head->seq < barrier)
+	while ((head = g_queue_peek_head(&locator->held)) && head->seq < barrier) {
 		release_entry(locator, g_queue_pop_head(&locator->held));
+	}
 }
 
 /*
@@ -121,13 +125,15 @@ static void locate(struct vm_gap_locator *locator, guint index)
 	for (link = locator->held.head; link; link = link->next) {
 		const struct held_entry *at = link->data;
 
-		if (at->seq >= loss->hold_from)
+		if (at->seq >= loss->hold_from) {
 			break;
+		}
 	}
-	if (link)
+	if (link) {
 		g_queue_insert_before(&locator->held, link, entry);
-	else
+	} else {
 		g_queue_push_tail(&locator->held, entry);
+	}
 	g_ptr_array_remove_index(locator->pending, index);
 }
 
@@ -138,8 +144,9 @@ static int find_pending(const struct vm_gap_locator *locator, uint64_t stream)
 	for (i = 0; i < locator->pending->len; i++) {
 		const struct pending_loss *loss = g_ptr_array_index(locator->pending, i);
 
-		if (loss->gap.stream == stream)
+		if (loss->gap.stream == stream) {
 			return (int) i;
+		}
 	}
 	return -1;
 }
@@ -156,10 +163,11 @@ static void locate_passed(struct vm_gap_locator *locator, uint64_t stream, int64
 	while (i < locator->pending->len) {
 		const struct pending_loss *loss = g_ptr_array_index(locator->pending, i);
 
-		if (ts > loss->gap.end || (stream == loss->gap.stream && ts >= loss->gap.end))
+		if (ts > loss->gap.end || (stream == loss->gap.stream && ts >= loss->gap.end)) {
 			locate(locator, i);
-		else
+		} else {
 			i++;
+		}
 	}
 }
 
@@ -168,13 +176,16 @@ static void enforce_limits(struct vm_gap_locator *locator, int64_t ts)
 {
 	const struct held_entry *head = g_queue_peek_head(&locator->held);
 
-	if (!head)
+	if (!head) {
 		return;
+	}
 	if (locator->held.length <= locator->max_held &&
-			!vm_time_span_exceeds(ts, head->ts, locator->max_span_ns))
+			!vm_time_span_exceeds(ts, head->ts, locator->max_span_ns)) {
 		return;
-	while (locator->pending->len)
+	}
+	while (locator->pending->len) {
 		locate(locator, 0);
+	}
 }
 
 static void hold(struct vm_gap_locator *locator, int64_t ts, void *cookie)
@@ -205,8 +216,9 @@ void vm_gap_locator_push(struct vm_gap_locator *locator, uint64_t stream, int64_
 		struct pending_loss *loss = g_ptr_array_index(locator->pending, index);
 
 		/* Perhaps the last event before the gap: what follows waits. */
-		if (ts > loss->gap.begin)
+		if (ts > loss->gap.begin) {
 			loss->gap.begin = ts;
+		}
 		loss->hold_from = locator->next_seq;
 	}
 	enforce_limits(locator, ts);
@@ -223,8 +235,9 @@ void vm_gap_locator_push_loss(struct vm_gap_locator *locator, uint64_t stream,
 	locate_passed(locator, stream, range_begin);
 	/* A second loss of a stream places the first where the stream stands. */
 	index = find_pending(locator, stream);
-	if (index >= 0)
+	if (index >= 0) {
 		locate(locator, (guint) index);
+	}
 
 	hold(locator, range_begin, cookie);
 	loss = g_new0(struct pending_loss, 1);
@@ -242,7 +255,8 @@ void vm_gap_locator_push_loss(struct vm_gap_locator *locator, uint64_t stream,
 
 void vm_gap_locator_flush(struct vm_gap_locator *locator)
 {
-	while (locator->pending->len)
+	while (locator->pending->len) {
 		locate(locator, 0);
+	}
 	release_unheld(locator);
 }

@@ -28,8 +28,9 @@ struct vm_gap_tracker *vm_gap_tracker_create(void)
 
 void vm_gap_tracker_destroy(struct vm_gap_tracker *tracker)
 {
-	if (!tracker)
+	if (!tracker) {
 		return;
+	}
 	g_array_free(tracker->pending, TRUE);
 	g_free(tracker);
 }
@@ -42,8 +43,9 @@ bool vm_gap_tracker_any(const struct vm_gap_tracker *tracker)
 static int find(const struct vm_gap_tracker *tracker, uint64_t stream)
 {
 	for (guint i = 0; i < tracker->pending->len; i++) {
-		if (g_array_index(tracker->pending, struct pending, i).found.gap.stream == stream)
+		if (g_array_index(tracker->pending, struct pending, i).found.gap.stream == stream) {
 			return (int) i;
+		}
 	}
 	return -1;
 }
@@ -64,8 +66,9 @@ bool vm_gap_tracker_loss(struct vm_gap_tracker *tracker, uint64_t stream, uint64
 	bool second = index >= 0;
 
 	/* A second loss before the stream's next event: the first ends where it stands. */
-	if (second)
+	if (second) {
 		take(tracker, index, located);
+	}
 	loss.found.gap.stream = stream;
 	loss.found.gap.begin = range_begin;
 	/* A range that ends before it begins comes from a broken trace. */
@@ -84,18 +87,22 @@ bool vm_gap_tracker_event(struct vm_gap_tracker *tracker, uint64_t stream, int64
 	struct pending *loss;
 	int index;
 
-	if (tracker->pending->len == 0)
+	if (tracker->pending->len == 0) {
 		return false;
+	}
 	index = find(tracker, stream);
-	if (index < 0)
+	if (index < 0) {
 		return false;
+	}
 	loss = &g_array_index(tracker->pending, struct pending, (guint) index);
-	if (tag >= 0)
+	if (tag >= 0) {
 		loss->found.tag = tag;
+	}
 	if (ts < loss->found.gap.end) {
 		/* An event of the packet before the gap: perhaps its last. */
-		if (ts > loss->found.gap.begin)
+		if (ts > loss->found.gap.begin) {
 			loss->found.gap.begin = ts;
+		}
 		return false;
 	}
 	take(tracker, index, located);
@@ -110,8 +117,9 @@ int64_t vm_gap_tracker_pending_since(const struct vm_gap_tracker *tracker, uint6
 		const struct vm_tracked_gap *found =
 			&g_array_index(tracker->pending, struct pending, i).found;
 
-		if (found->owner == owner)
+		if (found->owner == owner) {
 			since = MIN(since, found->gap.begin);
+		}
 	}
 	return since;
 }

@@ -35,8 +35,9 @@ struct vm_loss_windows *vm_loss_windows_create(void)
 
 void vm_loss_windows_destroy(struct vm_loss_windows *windows)
 {
-	if (!windows)
+	if (!windows) {
 		return;
+	}
 	g_array_free(windows->merged, TRUE);
 	g_free(windows);
 }
@@ -47,15 +48,17 @@ static guint count_beginning_by(const struct vm_loss_windows *windows, int64_t t
 	guint low = 0, high = windows->merged->len;
 
 	/* Mostly added in order: past the last one. */
-	if (high == 0 || at(windows, high - 1)->begin <= t)
+	if (high == 0 || at(windows, high - 1)->begin <= t) {
 		return high;
+	}
 	while (low < high) {
 		guint mid = low + (high - low) / 2;
 
-		if (at(windows, mid)->begin <= t)
+		if (at(windows, mid)->begin <= t) {
 			low = mid + 1;
-		else
+		} else {
 			high = mid;
+		}
 	}
 	return low;
 }
@@ -81,15 +84,17 @@ void vm_loss_windows_add(struct vm_loss_windows *windows, int64_t begin, int64_t
 		last++;
 	}
 	*at(windows, index) = added;
-	if (last > index + 1)
+	if (last > index + 1) {
 		g_array_remove_range(windows->merged, index + 1, last - index - 1);
+	}
 }
 
 void vm_loss_windows_add_all(struct vm_loss_windows *windows,
 		const struct vm_loss_windows *from)
 {
-	for (guint i = 0; i < from->merged->len; i++)
+	for (guint i = 0; i < from->merged->len; i++) {
 		vm_loss_windows_add(windows, at(from, i)->begin, at(from, i)->end);
+	}
 }
 
 bool vm_loss_windows_overlap(const struct vm_loss_windows *windows, int64_t low,
@@ -111,10 +116,12 @@ void vm_loss_windows_drop_before(struct vm_loss_windows *windows, int64_t t)
 {
 	guint gone = 0;
 
-	while (gone < windows->merged->len && at(windows, gone)->end < t)
+	while (gone < windows->merged->len && at(windows, gone)->end < t) {
 		gone++;
-	if (gone > 0)
+	}
+	if (gone > 0) {
 		g_array_remove_range(windows->merged, 0, gone);
+	}
 }
 
 unsigned int vm_loss_windows_count(const struct vm_loss_windows *windows)
@@ -126,8 +133,9 @@ int64_t vm_loss_windows_total_ns(const struct vm_loss_windows *windows)
 {
 	int64_t total = 0;
 
-	for (guint i = 0; i < windows->merged->len; i++)
+	for (guint i = 0; i < windows->merged->len; i++) {
 		total = vm_time_sum(total, vm_time_span(at(windows, i)->end, at(windows, i)->begin));
+	}
 	return total;
 }
 

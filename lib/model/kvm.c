@@ -79,11 +79,13 @@ static void *cached_lookup(struct kvm_cache_entry *cache, GHashTable *table,
 	struct kvm_cache_entry *slot = cache_slot(cache, tid);
 	void *value;
 
-	if (slot->value && slot->tid == tid)
+	if (slot->value && slot->tid == tid) {
 		return slot->value;
+	}
 	value = vm_int64_table_lookup(table, tid);
-	if (value)
+	if (value) {
 		*slot = (struct kvm_cache_entry) { .tid = tid, .value = value };
+	}
 	return value;
 }
 
@@ -130,8 +132,9 @@ static void kvm_destroy(void *data)
 {
 	struct kvm_model *kvm = data;
 
-	if (!kvm)
+	if (!kvm) {
 		return;
+	}
 	g_array_free(kvm->evidence, TRUE);
 	vm_machine_set_fini(&kvm->machines);
 	vm_processes_destroy(kvm->processes);
@@ -151,8 +154,9 @@ static void kvm_add_machine(void *data, unsigned int machine)
 {
 	struct kvm_model *kvm = data;
 
-	if (vm_machine_set_add(&kvm->machines, machine))
+	if (vm_machine_set_add(&kvm->machines, machine)) {
 		kvm->generation++;
+	}
 }
 
 static void kvm_set_vm_pid(void *data, unsigned int guest_machine, int64_t pid)
@@ -170,8 +174,9 @@ static void kvm_set_vm_pid_refused(void *data, unsigned int guest_machine, int64
 
 	(void) pid;
 	kvm_add_machine(kvm, guest_machine);
-	if (vm_machine_set_add(&kvm->refused, guest_machine))
+	if (vm_machine_set_add(&kvm->refused, guest_machine)) {
 		kvm->generation++;
+	}
 }
 
 static bool kvm_needs_thread(const struct vm_event *event)
@@ -193,8 +198,9 @@ static void learn_guest_uid(struct kvm_model *kvm, const struct vm_event *event)
 	int64_t uid = event->u.vmsync.vm_uid;
 
 	if (uid == VM_FIELD_MISSING || is_host_event(kvm, event) ||
-			vm_int64_table_lookup(kvm->uid_guest, uid))
+			vm_int64_table_lookup(kvm->uid_guest, uid)) {
 		return;
+	}
 	vm_int64_table_insert(kvm->uid_guest, uid, vm_int64_box(event->machine));
 	kvm->generation++;
 }
@@ -205,11 +211,13 @@ static void learn_thread_uid(struct kvm_model *kvm, const struct vm_event *event
 	const gint64 *known;
 	int64_t uid = event->u.vmsync.vm_uid;
 
-	if (uid == VM_FIELD_MISSING || tid < 0 || !is_host_event(kvm, event))
+	if (uid == VM_FIELD_MISSING || tid < 0 || !is_host_event(kvm, event)) {
 		return;
+	}
 	known = vm_int64_table_lookup(kvm->thread_uid, tid);
-	if (known && *known == uid)
+	if (known && *known == uid) {
 		return;
+	}
 	vm_int64_table_insert(kvm->thread_uid, tid, vm_int64_box(uid));
 	kvm->generation++;
 }
@@ -223,26 +231,29 @@ static int64_t pid_of(const struct kvm_model *kvm, int64_t tid)
 static void learn_vcpu_thread(struct kvm_model *kvm,
 		const struct vm_event *event, int64_t tid)
 {
-	if (tid < 0 || !is_host_event(kvm, event))
+	if (tid < 0 || !is_host_event(kvm, event)) {
 		return;
+	}
 	if (!cached_lookup(kvm->vcpu_thread_cache, kvm->vcpu_threads, tid)) {
 		vm_int64_table_insert(kvm->vcpu_threads, tid, vm_int64_box(tid));
 		kvm->generation++;
 	}
-	if (event->kind == VM_EVENT_KVM_ENTRY)
+	if (event->kind == VM_EVENT_KVM_ENTRY) {
 		vm_vcpu_numbers_entry(kvm->numbers, event->machine, tid,
 			pid_of(kvm, tid), event->u.kvm_entry.vcpu_id, event->ts,
 			&kvm->conflict);
-	else
+	} else {
 		vm_vcpu_numbers_exit(kvm->numbers, event->machine, tid,
 			event->u.kvm_exit.vcpu_id, event->ts, &kvm->conflict);
+	}
 }
 
 static struct host_evidence *evidence_of(struct kvm_model *kvm,
 		unsigned int machine)
 {
-	if (machine >= kvm->evidence->len)
+	if (machine >= kvm->evidence->len) {
 		g_array_set_size(kvm->evidence, machine + 1);
+	}
 	return &g_array_index(kvm->evidence, struct host_evidence, machine);
 }
 
@@ -253,8 +264,9 @@ static void choose_host(struct kvm_model *kvm)
 	struct vm_host_choice choice;
 	unsigned int i;
 
-	if (kvm->host_given)
+	if (kvm->host_given) {
 		return;
+	}
 	candidates = g_new0(struct vm_host_candidate, kvm->evidence->len);
 	for (i = 0; i < kvm->evidence->len; i++) {
 		const struct host_evidence *machine = evidence_of(kvm, i);
@@ -272,9 +284,10 @@ static void choose_host(struct kvm_model *kvm)
 
 		candidates[i].evidence = machine->never_host ? 0 : machine->exits;
 	}
-	if (choice.host == VM_MODEL_UNKNOWN)
+	if (choice.host == VM_MODEL_UNKNOWN) {
 		choice = vm_host_rule_choose(candidates, kvm->evidence->len,
 			VM_MODEL_UNKNOWN);
+	}
 	g_free(candidates);
 	if (choice.host != kvm->host) {
 		kvm->host = choice.host;
@@ -287,13 +300,15 @@ static void learn_host_evidence(struct kvm_model *kvm,
 {
 	struct host_evidence *machine = evidence_of(kvm, event->machine);
 
-	if (event->kind == VM_EVENT_KVM_ENTRY)
+	if (event->kind == VM_EVENT_KVM_ENTRY) {
 		machine->entries++;
-	else
+	} else {
 		machine->exits++;
+	}
 	/* The host's own entries only make it more the host. */
-	if (kvm->host != (int64_t) event->machine)
+	if (kvm->host != (int64_t) event->machine) {
 		choose_host(kvm);
+	}
 }
 
 static bool kvm_is_host_evidence(const struct vm_event *event)
@@ -330,8 +345,9 @@ static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
 	struct kvm_model *kvm = data;
 
 	/* Every event: the call only for a machine not seen yet. */
-	if (!vm_machine_set_contains(&kvm->machines, event->machine))
+	if (!vm_machine_set_contains(&kvm->machines, event->machine)) {
 		kvm_add_machine(kvm, event->machine);
+	}
 	switch (event->kind) {
 	case VM_EVENT_KVM_ENTRY:
 	case VM_EVENT_KVM_EXIT:
@@ -347,8 +363,9 @@ static void kvm_learn(void *data, const struct vm_event *event, int64_t tid)
 		break;
 	case VM_EVENT_STATEDUMP_PROCESS:
 	case VM_EVENT_PROCESS_FORK:
-		if (vm_processes_learn(kvm->processes, event))
+		if (vm_processes_learn(kvm->processes, event)) {
 			kvm->generation++;
+		}
 		/* QEMU's `CPU <n>/KVM`: a number when nothing else gives one. */
 		vm_vcpu_numbers_learn_name(kvm->numbers, event);
 		break;
@@ -397,17 +414,20 @@ static void kvm_transition(void *data, const struct vm_event *event, int64_t tid
 	} else if (event->kind == VM_EVENT_KVM_EXIT) {
 		out->kind = VM_MODEL_TRANSITION_EXIT_GUEST;
 		out->fields_missing = event->u.kvm_exit.exit_reason == VM_FIELD_MISSING;
-		if (!out->fields_missing)
+		if (!out->fields_missing) {
 			out->exit_reason = event->u.kvm_exit.exit_reason;
+		}
 	} else {
 		return;
 	}
-	if (tid >= 0 && is_host_event(kvm, event))
+	if (tid >= 0 && is_host_event(kvm, event)) {
 		vcpu_number_of(kvm, tid, out);
+	}
 	/* An entry with no number of its own, and none known for its thread. */
 	if (out->kind == VM_MODEL_TRANSITION_ENTER_GUEST &&
-			!vm_vcpu_id_valid(event->u.kvm_entry.vcpu_id) && out->vcpu_id < 0)
+			!vm_vcpu_id_valid(event->u.kvm_entry.vcpu_id) && out->vcpu_id < 0) {
 		out->fields_missing = true;
+	}
 }
 
 /* The guest that reported `uid`, VM_MODEL_UNKNOWN if no guest did. */
@@ -415,8 +435,9 @@ static int64_t trusted_guest_of_uid(const struct kvm_model *kvm, int64_t uid)
 {
 	const gint64 *guest = vm_int64_table_lookup(kvm->uid_guest, uid);
 
-	if (!guest || *guest == kvm->host)
+	if (!guest || *guest == kvm->host) {
 		return VM_MODEL_UNKNOWN;
+	}
 	return *guest;
 }
 
@@ -428,14 +449,16 @@ static int64_t vm_from_vmsync(const struct kvm_model *kvm, int64_t tid)
 	GHashTableIter iter;
 	gpointer key, value;
 
-	if (uid && trusted_guest_of_uid(kvm, *uid) != VM_MODEL_UNKNOWN)
+	if (uid && trusted_guest_of_uid(kvm, *uid) != VM_MODEL_UNKNOWN) {
 		return trusted_guest_of_uid(kvm, *uid);
+	}
 	g_hash_table_iter_init(&iter, kvm->thread_uid);
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		int64_t guest = trusted_guest_of_uid(kvm, *(gint64 *) value);
 
-		if (guest != VM_MODEL_UNKNOWN && pid_of(kvm, *(gint64 *) key) == pid)
+		if (guest != VM_MODEL_UNKNOWN && pid_of(kvm, *(gint64 *) key) == pid) {
 			return guest;
+		}
 	}
 	return VM_MODEL_UNKNOWN;
 }
@@ -456,16 +479,19 @@ static int64_t single_guest(const struct kvm_model *kvm)
 	gpointer key;
 	int64_t guest = VM_MODEL_UNKNOWN;
 
-	if (kvm->host == VM_MODEL_UNKNOWN)
+	if (kvm->host == VM_MODEL_UNKNOWN) {
 		return VM_MODEL_UNKNOWN;
+	}
 	g_hash_table_iter_init(&iter, kvm->machines.table);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		int64_t machine = GPOINTER_TO_UINT(key);
 
-		if (machine == kvm->host)
+		if (machine == kvm->host) {
 			continue;
-		if (guest != VM_MODEL_UNKNOWN)
+		}
+		if (guest != VM_MODEL_UNKNOWN) {
 			return VM_MODEL_UNKNOWN;
+		}
 		guest = machine;
 	}
 	return guest;
@@ -482,8 +508,9 @@ static bool single_vcpu_process(const struct kvm_model *kvm)
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		int64_t thread_pid = pid_of(kvm, *(gint64 *) key);
 
-		if (pid >= 0 && thread_pid != pid)
+		if (pid >= 0 && thread_pid != pid) {
 			return false;
+		}
 		pid = thread_pid;
 	}
 	return pid >= 0;
@@ -493,8 +520,9 @@ static bool single_vcpu_process(const struct kvm_model *kvm)
 static int64_t vm_from_single_guest(const struct kvm_model *kvm, int64_t tid)
 {
 	if (!vm_int64_table_lookup(kvm->vcpu_threads, tid) ||
-			!single_vcpu_process(kvm))
+			!single_vcpu_process(kvm)) {
 		return VM_MODEL_UNKNOWN;
+	}
 	return single_guest(kvm);
 }
 
@@ -523,8 +551,9 @@ static void split_vcpu_processes(const struct kvm_model *kvm, GHashTable *claime
 		int64_t pid = pid_of(kvm, tid);
 		int64_t vm = vm_from_vmsync(kvm, tid);
 
-		if (vm == VM_MODEL_UNKNOWN)
+		if (vm == VM_MODEL_UNKNOWN) {
 			vm = vm_from_pids(kvm, tid);
+		}
 		if (vm == VM_MODEL_UNKNOWN) {
 			g_hash_table_add(unclaimed, vm_int64_box(pid));
 			continue;
@@ -551,8 +580,9 @@ static void count_leftovers(const struct kvm_model *kvm, struct kvm_leftovers *l
 		int64_t machine = GPOINTER_TO_UINT(key);
 
 		if (machine != kvm->host && !g_hash_table_contains(identified,
-				GUINT_TO_POINTER((guint) machine + 1)))
+				GUINT_TO_POINTER((guint) machine + 1))) {
 			g_array_append_val(left->guests, machine);
+		}
 	}
 	g_array_sort(left->guests, compare_int64);
 	left->processes = 0;
@@ -560,13 +590,15 @@ static void count_leftovers(const struct kvm_model *kvm, struct kvm_leftovers *l
 	g_hash_table_iter_init(&iter, unclaimed);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		/* A process some of whose threads are claimed is no leftover. */
-		if (g_hash_table_contains(claimed, key))
+		if (g_hash_table_contains(claimed, key)) {
 			continue;
+		}
 		left->processes++;
 		left->pid = *(gint64 *) key;
 	}
-	if (left->processes != 1)
+	if (left->processes != 1) {
 		left->pid = -1;
+	}
 	g_hash_table_destroy(claimed);
 	g_hash_table_destroy(unclaimed);
 	g_hash_table_destroy(identified);
@@ -579,8 +611,9 @@ static void count_leftovers(const struct kvm_model *kvm, struct kvm_leftovers *l
  */
 static const struct kvm_leftovers *leftovers_of(const struct kvm_model *kvm)
 {
-	if (kvm->leftovers->generation != kvm->generation)
+	if (kvm->leftovers->generation != kvm->generation) {
 		count_leftovers(kvm, kvm->leftovers);
+	}
 	return kvm->leftovers;
 }
 
@@ -595,13 +628,15 @@ static int64_t vm_from_elimination(const struct kvm_model *kvm, int64_t tid)
 	const struct kvm_leftovers *left;
 
 	if (kvm->host == VM_MODEL_UNKNOWN ||
-			!vm_int64_table_lookup(kvm->vcpu_threads, tid))
+			!vm_int64_table_lookup(kvm->vcpu_threads, tid)) {
 		return VM_MODEL_UNKNOWN;
+	}
 	left = leftovers_of(kvm);
 	if (left->guests->len != 1 || left->pid < 0 || left->pid != pid_of(kvm, tid) ||
 			vm_machine_set_contains(&kvm->refused,
-				(unsigned int) g_array_index(left->guests, int64_t, 0)))
+				(unsigned int) g_array_index(left->guests, int64_t, 0))) {
 		return VM_MODEL_UNKNOWN;
+	}
 	return g_array_index(left->guests, int64_t, 0);
 }
 
@@ -615,13 +650,16 @@ static int64_t resolve_vm(const struct kvm_model *kvm, int64_t tid,
 	int64_t vm = vm_from_vmsync(kvm, tid);
 
 	*tentative = false;
-	if (vm == VM_MODEL_UNKNOWN)
+	if (vm == VM_MODEL_UNKNOWN) {
 		vm = vm_from_pids(kvm, tid);
-	if (vm != VM_MODEL_UNKNOWN)
+	}
+	if (vm != VM_MODEL_UNKNOWN) {
 		return vm;
+	}
 	vm = vm_from_single_guest(kvm, tid);
-	if (vm == VM_MODEL_UNKNOWN)
+	if (vm == VM_MODEL_UNKNOWN) {
 		vm = vm_from_elimination(kvm, tid);
+	}
 	*tentative = vm != VM_MODEL_UNKNOWN;
 	return vm;
 }
@@ -632,8 +670,9 @@ static int64_t kvm_vm_of_thread(void *data, int64_t tid, bool *tentative)
 	struct resolved_vm *resolved;
 
 	*tentative = false;
-	if (kvm->host == VM_MODEL_UNKNOWN)
+	if (kvm->host == VM_MODEL_UNKNOWN) {
 		return VM_MODEL_UNKNOWN;
+	}
 	resolved = cached_lookup(kvm->resolved_cache, kvm->resolved, tid);
 	if (!resolved) {
 		resolved = g_new0(struct resolved_vm, 1);
@@ -653,8 +692,9 @@ static unsigned int kvm_unidentified(void *data, GArray *guests)
 	const struct kvm_model *kvm = data;
 	const struct kvm_leftovers *left;
 
-	if (kvm->host == VM_MODEL_UNKNOWN)
+	if (kvm->host == VM_MODEL_UNKNOWN) {
 		return 0;
+	}
 	left = leftovers_of(kvm);
 	for (guint i = 0; i < left->guests->len; i++) {
 		unsigned int guest = (unsigned int) g_array_index(left->guests, int64_t, i);
@@ -687,14 +727,16 @@ static size_t kvm_vcpu_processes(void *data, int64_t **pids)
 	for (i = 0, count = 0; i < found->len; i++) {
 		int64_t pid = g_array_index(found, int64_t, i);
 
-		if (count == 0 || pid != g_array_index(found, int64_t, count - 1))
+		if (count == 0 || pid != g_array_index(found, int64_t, count - 1)) {
 			g_array_index(found, int64_t, count++) = pid;
+		}
 	}
 	*pids = NULL;
-	if (count == 0)
+	if (count == 0) {
 		g_array_free(found, TRUE);
-	else
+	} else {
 		*pids = (int64_t *) (void *) g_array_free(found, FALSE);
+	}
 	return count;
 }
 

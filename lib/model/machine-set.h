@@ -33,8 +33,9 @@ static inline void vm_machine_set_fini(struct vm_machine_set *set)
 static inline bool vm_machine_set_contains(const struct vm_machine_set *set,
 		unsigned int machine)
 {
-	if (machine < 64)
+	if (machine < 64) {
 		return (set->low_bits >> machine) & 1;
+	}
 	return g_hash_table_contains(set->table, GUINT_TO_POINTER(machine));
 }
 
@@ -42,10 +43,12 @@ static inline bool vm_machine_set_contains(const struct vm_machine_set *set,
 static inline bool vm_machine_set_add(struct vm_machine_set *set,
 		unsigned int machine)
 {
-	if (vm_machine_set_contains(set, machine))
+	if (vm_machine_set_contains(set, machine)) {
 		return false;
-	if (machine < 64)
+	}
+	if (machine < 64) {
 		set->low_bits |= UINT64_C(1) << machine;
+	}
 	return g_hash_table_add(set->table, GUINT_TO_POINTER(machine));
 }
 

@@ -6,8 +6,9 @@ struct vm_model *vm_model_create(const struct vm_model_class *cls)
 {
 	struct vm_model *model;
 
-	if (!cls)
+	if (!cls) {
 		return NULL;
+	}
 	model = g_new0(struct vm_model, 1);
 	model->cls = cls;
 	model->data = cls->create();
@@ -16,8 +17,9 @@ struct vm_model *vm_model_create(const struct vm_model_class *cls)
 
 void vm_model_destroy(struct vm_model *model)
 {
-	if (!model)
+	if (!model) {
 		return;
+	}
 	model->cls->destroy(model->data);
 	g_free(model);
 }

@@ -18,8 +18,9 @@ struct vm_processes *vm_processes_create(void)
 
 void vm_processes_destroy(struct vm_processes *processes)
 {
-	if (!processes)
+	if (!processes) {
 		return;
+	}
 	g_hash_table_destroy(processes->pid_of_thread);
 	g_free(processes);
 }
@@ -30,11 +31,13 @@ static bool set_pid(struct vm_processes *processes, unsigned int machine,
 	int64_t key = vm_int64_pair(machine, tid);
 	const gint64 *known;
 
-	if (tid == VM_FIELD_MISSING || pid == VM_FIELD_MISSING || tid < 0 || pid < 0)
+	if (tid == VM_FIELD_MISSING || pid == VM_FIELD_MISSING || tid < 0 || pid < 0) {
 		return false;
+	}
 	known = vm_int64_table_lookup(processes->pid_of_thread, key);
-	if (known && *known == pid)
+	if (known && *known == pid) {
 		return false;
+	}
 	vm_int64_table_insert(processes->pid_of_thread, key, vm_int64_box(pid));
 	return true;
 }

@@ -79,8 +79,9 @@ struct vm_vcpu_numbers *vm_vcpu_numbers_create(void)
 
 void vm_vcpu_numbers_destroy(struct vm_vcpu_numbers *numbers)
 {
-	if (!numbers)
+	if (!numbers) {
 		return;
+	}
 	g_hash_table_destroy(numbers->threads);
 	g_hash_table_destroy(numbers->entry_users);
 	g_hash_table_destroy(numbers->next_order);
@@ -109,8 +110,9 @@ static struct numbered_thread *thread_of(struct vm_vcpu_numbers *numbers,
 
 static void note_kvm_event(struct numbered_thread *thread, int64_t ts)
 {
-	if (thread->first_ts == INT64_MIN)
+	if (thread->first_ts == INT64_MIN) {
 		thread->first_ts = ts;
+	}
 	thread->last_ts = ts;
 }
 
@@ -120,11 +122,12 @@ static bool conflicts(const struct numbered_thread *thread, int64_t tid,
 	bool found = thread->entry_id >= 0 && thread->exit_id >= 0 &&
 		thread->entry_id != thread->exit_id;
 
-	if (found && conflict)
+	if (found && conflict) {
 		*conflict = (struct vm_vcpu_id_conflict) {
 			.found = true, .tid = tid,
 			.entry_id = thread->entry_id, .exit_id = thread->exit_id,
 		};
+	}
 	return found;
 }
 
@@ -141,8 +144,9 @@ static void check_shared_entry_id(struct vm_vcpu_numbers *numbers,
 	gint64 *user = g_hash_table_lookup(numbers->entry_users, &lookup);
 	int64_t group = vm_int64_pair(machine, pid);
 
-	if (user && *user == tid)
+	if (user && *user == tid) {
 		return;
+	}
 	if (user) {
 		const struct numbered_thread *other = vm_int64_table_lookup(
 			numbers->threads, vm_int64_pair(machine, *user));
@@ -167,14 +171,16 @@ bool vm_vcpu_numbers_entry(struct vm_vcpu_numbers *numbers, unsigned int machine
 	struct numbered_thread *thread = thread_of(numbers, machine, tid);
 
 	note_kvm_event(thread, ts);
-	if (!vm_vcpu_id_valid(entry_id))
+	if (!vm_vcpu_id_valid(entry_id)) {
 		return false;
+	}
 	if (thread->entry_id != entry_id) {
 		thread->entry_id = entry_id;
 		numbers->generation++;
 	}
-	if (entry_id < VM_VCPU_NUMBER_LIMIT)
+	if (entry_id < VM_VCPU_NUMBER_LIMIT) {
 		check_shared_entry_id(numbers, machine, tid, pid, thread);
+	}
 	return conflicts(thread, tid, conflict);
 }
 
@@ -190,11 +196,13 @@ bool vm_vcpu_numbers_exit(struct vm_vcpu_numbers *numbers, unsigned int machine,
 		thread->saw_exit = true;
 		numbers->generation++;
 	}
-	if (!vm_vcpu_id_valid(exit_id) || thread->exit_id == exit_id)
+	if (!vm_vcpu_id_valid(exit_id) || thread->exit_id == exit_id) {
 		return false;
+	}
 	thread->exit_id = exit_id;
-	if (!g_hash_table_contains(numbers->exits_with_ids, machine_key))
+	if (!g_hash_table_contains(numbers->exits_with_ids, machine_key)) {
 		g_hash_table_add(numbers->exits_with_ids, machine_key);
+	}
 	numbers->generation++;
 	return conflicts(thread, tid, conflict);
 }
@@ -204,11 +212,13 @@ int64_t vm_vcpu_number_of_name(const char *name)
 	unsigned int n;
 	int end = 0;
 
-	if (!name || strncmp(name, "CPU ", 4) != 0)
+	if (!name || strncmp(name, "CPU ", 4) != 0) {
 		return -1;
+	}
 	if (sscanf(name, "CPU %u/KVM%n", &n, &end) != 1 || end == 0 ||
-			name[end] != '\0' || n >= VM_VCPU_NUMBER_LIMIT)
+			name[end] != '\0' || n >= VM_VCPU_NUMBER_LIMIT) {
 		return -1;
+	}
 	return n;
 }
 
@@ -220,11 +230,13 @@ void vm_vcpu_numbers_name(struct vm_vcpu_numbers *numbers, unsigned int machine,
 
 	/* Most names are no vCPU's: no thread is made for them. */
 	if (number < 0 && !vm_int64_table_lookup(numbers->threads,
-			vm_int64_pair(machine, tid)))
+			vm_int64_pair(machine, tid))) {
 		return;
+	}
 	thread = thread_of(numbers, machine, tid);
-	if (thread->name_number == number)
+	if (thread->name_number == number) {
 		return;
+	}
 	thread->name_number = number;
 	numbers->generation++;
 }
@@ -232,12 +244,13 @@ void vm_vcpu_numbers_name(struct vm_vcpu_numbers *numbers, unsigned int machine,
 void vm_vcpu_numbers_learn_name(struct vm_vcpu_numbers *numbers,
 		const struct vm_event *event)
 {
-	if (event->kind == VM_EVENT_STATEDUMP_PROCESS)
+	if (event->kind == VM_EVENT_STATEDUMP_PROCESS) {
 		vm_vcpu_numbers_name(numbers, event->machine, event->u.statedump.tid,
 			event->u.statedump.name);
-	else if (event->kind == VM_EVENT_PROCESS_FORK)
+	} else if (event->kind == VM_EVENT_PROCESS_FORK) {
 		vm_vcpu_numbers_name(numbers, event->machine, event->u.fork.child_tid,
 			event->u.fork.child_comm);
+	}
 }
 
 bool vm_vcpu_numbers_exits_have_ids(const struct vm_vcpu_numbers *numbers,
@@ -254,8 +267,9 @@ static int64_t order_number(struct vm_vcpu_numbers *numbers, unsigned int machin
 	int64_t group = vm_int64_pair(machine, pid);
 	gint64 *next;
 
-	if (thread->order_number >= 0)
+	if (thread->order_number >= 0) {
 		return thread->order_number;
+	}
 	next = vm_int64_table_lookup(numbers->next_order, group);
 	if (!next) {
 		next = vm_int64_box(0);
@@ -277,26 +291,31 @@ static struct vm_vcpu_number resolve(struct vm_vcpu_numbers *numbers,
 	bool entry_ids_shared = vm_int64_table_lookup(numbers->shared_entry_ids,
 		vm_int64_pair(machine, pid)) != NULL;
 
-	if (thread->exit_id >= 0)
+	if (thread->exit_id >= 0) {
 		return answer(thread->exit_id, VM_VCPU_NUMBER_FROM_EXIT);
+	}
 	/* Exits carry the numbers: entries are not trusted, wait for one. */
 	if (vm_vcpu_numbers_exits_have_ids(numbers, machine)) {
-		if (thread->name_number >= 0)
+		if (thread->name_number >= 0) {
 			return answer(thread->name_number, VM_VCPU_NUMBER_FROM_NAME);
+		}
 		return answer(-1, VM_VCPU_NUMBER_PENDING);
 	}
 	if (thread->entry_id >= 0 && thread->entry_id < VM_VCPU_NUMBER_LIMIT &&
-			!entry_ids_shared)
+			!entry_ids_shared) {
 		return answer(thread->entry_id, VM_VCPU_NUMBER_FROM_ENTRY);
-	if (thread->name_number >= 0)
+	}
+	if (thread->name_number >= 0) {
 		return answer(thread->name_number, VM_VCPU_NUMBER_FROM_NAME);
+	}
 	/*
 	 * Until its first exit tells whether exits carry numbers, a thread
 	 * whose entries carry none waits: numbering it in order now would
 	 * give it a number that its first exit contradicts.
 	 */
-	if (thread->entry_id < 0 || !thread->saw_exit)
+	if (thread->entry_id < 0 || !thread->saw_exit) {
 		return answer(-1, VM_VCPU_NUMBER_PENDING);
+	}
 	return answer(order_number(numbers, machine, pid, thread),
 		VM_VCPU_NUMBER_FROM_ORDER);
 }

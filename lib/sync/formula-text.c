@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <glib.h>
 
-#include "sync/sync.h"
+#include "sync/formula-text.h"
 
 char *vm_sync_real_text(long double value)
 {
@@ -42,13 +42,15 @@ bool vm_sync_real_parse(const char *text, long double *value)
 	char *end;
 	long double parsed;
 
-	if (!text || !*text)
+	if (!text || !*text) {
 		return false;
+	}
 	errno = 0;
 	/* Correctly rounded (glibc), so the text of any value gives it back. */
 	parsed = strtold(text, &end);
-	if (*end != '\0' || errno == ERANGE || parsed != parsed)
+	if (*end != '\0' || errno == ERANGE || parsed != parsed) {
 		return false;
+	}
 	*value = parsed;
 	return true;
 }

@@ -8,7 +8,8 @@
  */
 #include <stdbool.h>
 
-#include "sync/sync.h"
+#include "sync/formula.h"
+#include "sync/prepared.h"
 #include "sync/wide.h"
 
 struct vm_sync_formula vm_sync_formula_identity(void)
@@ -52,11 +53,13 @@ static bool round_checked(vm_sync_wide v, int64_t *out)
 		return true;
 	}
 	whole = (int64_t) v;	/* truncates toward zero */
-	if ((vm_sync_wide) whole > v)
+	if ((vm_sync_wide) whole > v) {
 		whole--;	/* now floor(v) */
+	}
 	/* v - whole is exact: both are below 2^63 in magnitude. */
-	if (v - (vm_sync_wide) whole >= (vm_sync_wide) 0.5)
+	if (v - (vm_sync_wide) whole >= (vm_sync_wide) 0.5) {
 		whole++;
+	}
 	*out = whole;
 	return true;
 }
@@ -64,8 +67,9 @@ static bool round_checked(vm_sync_wide v, int64_t *out)
 /* t + delta; false (and *out saturated) when that is no int64_t. */
 static bool add_checked(int64_t t, int64_t delta, int64_t *out)
 {
-	if (!__builtin_add_overflow(t, delta, out))
+	if (!__builtin_add_overflow(t, delta, out)) {
 		return true;
+	}
 	*out = delta > 0 ? INT64_MAX : INT64_MIN;
 	return false;
 }
@@ -137,21 +141,25 @@ static bool apply_long_double(const struct vm_sync_formula *formula, int64_t t,
 	long double product, correction, whole, fraction, margin;
 	int64_t rounded;
 
-	if (!(formula->slope >= 0.5L && formula->slope <= 2.0L))
+	if (!(formula->slope >= 0.5L && formula->slope <= 2.0L)) {
 		return false;	/* slope - 1 would not be exact */
+	}
 	product = (formula->slope - 1) * (long double) t;
 	correction = product + formula->offset_ns;
-	if (!(correction > -0x1p62L && correction < 0x1p62L))
+	if (!(correction > -0x1p62L && correction < 0x1p62L)) {
 		return false;
+	}
 	/* One conversion to an integer: each changes the x87 rounding mode twice. */
 	rounded = (int64_t) correction;	/* toward zero */
 	whole = (long double) rounded;
 	fraction = abs_ld(correction - whole);
 	margin = (abs_ld(product) + abs_ld(formula->offset_ns)) * 0x1p-60L + 0x1p-40L;
-	if (abs_ld(fraction - 0.5L) <= margin)
+	if (abs_ld(fraction - 0.5L) <= margin) {
 		return false;
-	if (fraction > 0.5L)
+	}
+	if (fraction > 0.5L) {
 		rounded += correction < 0 ? -1 : 1;
+	}
 	return !__builtin_add_overflow(t, rounded, result);
 }
 
@@ -163,8 +171,9 @@ bool vm_sync_formula_apply_checked(const struct vm_sync_formula *formula, int64_
 		return true;
 	}
 	/* Its correction is below 2^62 and its sum did not overflow: it fits. */
-	if (long_double_is_extended() && apply_long_double(formula, t, result))
+	if (long_double_is_extended() && apply_long_double(formula, t, result)) {
 		return true;
+	}
 	return apply_exact_checked(formula, t, result);
 }
 

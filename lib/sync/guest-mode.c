@@ -224,8 +224,9 @@ int64_t vm_guest_modes_current_thread(const struct vm_guest_modes *modes,
 {
 	const struct cpu_state *cpu;
 
-	if (cpu_id < 0 || (uint64_t) cpu_id >= modes->cpus->len)
+	if (cpu_id < 0 || (uint64_t) cpu_id >= modes->cpus->len) {
 		return -1;
+	}
 	cpu = &g_array_index(modes->cpus, struct cpu_state, cpu_id);
 	return cpu->switched ? cpu->tid : -1;
 }
@@ -234,8 +235,9 @@ int64_t vm_guest_modes_open_vcpu(const struct vm_guest_modes *modes, int64_t cpu
 {
 	const struct cpu_state *cpu;
 
-	if (cpu_id < 0 || (uint64_t) cpu_id >= modes->cpus->len)
+	if (cpu_id < 0 || (uint64_t) cpu_id >= modes->cpus->len) {
 		return -1;
+	}
 	cpu = &g_array_index(modes->cpus, struct cpu_state, cpu_id);
 	return cpu->open ? (int64_t) cpu->vcpu : -1;
 }
@@ -352,13 +354,16 @@ static void unname_old(struct vm_guest_modes *modes, int64_t before)
 		struct cpu_state *cpu = &g_array_index(modes->cpus, struct cpu_state, i);
 		guint old = 0;
 
-		if (!cpu->before_switch)
+		if (!cpu->before_switch) {
 			continue;
+		}
 		while (old < cpu->before_switch->len &&
-				g_array_index(cpu->before_switch, struct run, old).exit_ns < before)
+				g_array_index(cpu->before_switch, struct run, old).exit_ns < before) {
 			old++;
-		if (old == 0)
+		}
+		if (old == 0) {
 			continue;
+		}
 		append_runs(modes, -1, thread_runs(modes, -1),
 			(const struct run *) cpu->before_switch->data, old);
 		g_array_remove_range(cpu->before_switch, 0, old);

@@ -13,7 +13,9 @@
  */
 #include <glib.h>
 
-#include "sync/sync.h"
+#include "sync/quality.h"
+#include "sync/formula.h"
+#include "sync/hull.h"
 #include "sync/point.h"
 
 /* A line through two hull points; p[0] may be missing (id 0). */
@@ -73,8 +75,9 @@ struct vm_sync_hull *vm_sync_hull_create(void)
 
 void vm_sync_hull_destroy(struct vm_sync_hull *hull)
 {
-	if (!hull)
+	if (!hull) {
 		return;
+	}
 	g_array_free(hull->upper, TRUE);
 	g_array_free(hull->lower, TRUE);
 	g_free(hull);
@@ -106,11 +109,13 @@ static struct vm_sync_point *point_at(GArray *points, guint i)
 /* Position of the point with this identity in `points`, -1 if absent. */
 static gint index_of(GArray *points, const struct vm_sync_point *p)
 {
-	if (!vm_sync_point_is_set(p))
+	if (!vm_sync_point_is_set(p)) {
 		return -1;
+	}
 	for (guint i = 0; i < points->len; i++) {
-		if (point_at(points, i)->id == p->id)
+		if (point_at(points, i)->id == p->id) {
 			return (gint) i;
+		}
 	}
 	return -1;
 }
@@ -130,8 +135,9 @@ static void push_on_hull(GArray *points, const struct vm_sync_point *p, int sign
 		const struct vm_sync_point *before_last = point_at(points, points->len - 2);
 		const struct vm_sync_point *last = point_at(points, points->len - 1);
 
-		if (!cross_is_positive(vm_sync_point_cross(p, before_last, last), sign))
+		if (!cross_is_positive(vm_sync_point_cross(p, before_last, last), sign)) {
 			break;
+		}
 		g_array_set_size(points, points->len - 1);
 	}
 	g_array_append_val(points, *p);
@@ -164,11 +170,13 @@ static void adjust_bound(struct vm_sync_line *line, GArray *other_hull, int sign
 			found = true;
 		}
 	}
-	if (!vm_sync_point_is_set(&line->p[0]))
+	if (!vm_sync_point_is_set(&line->p[0])) {
 		line->p[0] = candidate;
+	}
 	/* The origin must not come after the end point. */
-	if (vm_sync_point_is_set(&line->p[0]) && line->p[0].x > end->x)
+	if (vm_sync_point_is_set(&line->p[0]) && line->p[0].x > end->x) {
 		line->p[0] = none;
+	}
 }
 
 /*
@@ -185,8 +193,9 @@ static void adopt_fit(struct vm_sync_hull *hull, struct vm_sync_slope slope_max,
 	vm_sync_wide a = (a_max + a_min) / 2;
 	vm_sync_wide b_min, b_max;
 
-	if (!(a > 0))
+	if (!(a > 0)) {
 		return;
+	}
 	b_min = vm_sync_point_intercept(&hull->lmax.p[1], a_max);
 	b_max = vm_sync_point_intercept(&hull->lmin.p[1], a_min);
 	hull->a_max = a_max;
@@ -207,26 +216,30 @@ static void fit_lines(struct vm_sync_hull *hull)
 	enum vm_sync_quality quality;
 
 	/* After a fail, the last good fit stays. */
-	if (hull->quality == VM_SYNC_FAIL)
+	if (hull->quality == VM_SYNC_FAIL) {
 		return;
-	if (!bounded)
+	}
+	if (!bounded) {
 		quality = VM_SYNC_APPROXIMATE;
-	else if (vm_sync_slope_compare(slope_max, slope_min) > 0)
+	} else if (vm_sync_slope_compare(slope_max, slope_min) > 0) {
 		quality = VM_SYNC_ACCURATE;
-	else
+	} else {
 		quality = VM_SYNC_FAIL;	/* the lines cross */
+	}
 
-	if (quality != VM_SYNC_FAIL)
+	if (quality != VM_SYNC_FAIL) {
 		adopt_fit(hull, slope_max, slope_min, bounded);
+	}
 	hull->quality = quality;
 }
 
 static void update_fit(struct vm_sync_hull *hull)
 {
-	if (vm_sync_point_is_set(&hull->lmax.p[0]) || vm_sync_point_is_set(&hull->lmin.p[0]))
+	if (vm_sync_point_is_set(&hull->lmax.p[0]) || vm_sync_point_is_set(&hull->lmin.p[0])) {
 		fit_lines(hull);
-	else if (!vm_sync_point_is_set(&hull->lmax.p[1]) || !vm_sync_point_is_set(&hull->lmin.p[1]))
+	} else if (!vm_sync_point_is_set(&hull->lmax.p[1]) || !vm_sync_point_is_set(&hull->lmin.p[1])) {
 		hull->quality = VM_SYNC_INCOMPLETE;	/* one direction only */
+	}
 }
 
 static struct vm_sync_side side_of(struct vm_sync_hull *hull, bool sent_by_ref)
@@ -273,11 +286,13 @@ void vm_sync_hull_add_match(struct vm_sync_hull *hull, bool sent_by_ref,
 	adjust_bound(line, side.other_hull, side.sign);
 	/* The other line lost its origin from this hull: find it again. */
 	if (vm_sync_point_is_set(&side.other_line->p[1]) &&
-			index_of(side.hull, &side.other_line->p[0]) < 0)
+			index_of(side.hull, &side.other_line->p[0]) < 0) {
 		adjust_bound(side.other_line, side.hull, -side.sign);
+	}
 
-	if (qualifies)
+	if (qualifies) {
 		update_fit(hull);
+	}
 }
 
 enum vm_sync_quality vm_sync_hull_quality(const struct vm_sync_hull *hull)
@@ -319,8 +334,9 @@ long double vm_sync_hull_width_at(const struct vm_sync_hull *hull, int64_t x)
 {
 	vm_sync_wide width;
 
-	if (hull->quality != VM_SYNC_ACCURATE)
+	if (hull->quality != VM_SYNC_ACCURATE) {
 		return 0.0L;
+	}
 	width = line_at(&hull->lmax, x) - line_at(&hull->lmin, x);
 	return (long double) (width < 0 ? -width : width);
 }

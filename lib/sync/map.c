@@ -31,8 +31,9 @@ unsigned int vm_sync_map_segment_count(const struct vm_sync_map *map)
 
 void vm_sync_map_fini(struct vm_sync_map *map)
 {
-	if (map->segments)
+	if (map->segments) {
 		g_array_free(map->segments, TRUE);
+	}
 	map->segments = NULL;
 	map->cursor = 0;
 	map->online = NULL;
@@ -48,8 +49,9 @@ void vm_sync_map_set_segments(struct vm_sync_map *map,
 		const struct vm_sync_segment *segments, unsigned int count)
 {
 	vm_sync_map_set_formula(map, &segments[0].formula);
-	if (count < 2)
+	if (count < 2) {
 		return;
+	}
 	map->segments = g_array_sized_new(FALSE, FALSE, sizeof(struct vm_sync_segment), count);
 	g_array_append_vals(map->segments, segments, count);
 	/* Whatever the first one's begin was, it applies before it too. */
@@ -66,8 +68,9 @@ const struct vm_sync_segment *vm_sync_map_segment(const struct vm_sync_map *map,
 
 		return index < count && count > 1 ? &segments[index] : NULL;
 	}
-	if (!map->segments || index >= map->segments->len)
+	if (!map->segments || index >= map->segments->len) {
 		return NULL;
+	}
 	return &g_array_index(map->segments, struct vm_sync_segment, index);
 }
 
@@ -80,10 +83,11 @@ static guint segment_index(const GArray *segments, int64_t t)
 	while (low < high) {
 		guint mid = low + (high - low + 1) / 2;
 
-		if (g_array_index(segments, struct vm_sync_segment, mid).begin <= t)
+		if (g_array_index(segments, struct vm_sync_segment, mid).begin <= t) {
 			low = mid;
-		else
+		} else {
 			high = mid - 1;
+		}
 	}
 	return low;
 }
@@ -91,10 +95,12 @@ static guint segment_index(const GArray *segments, int64_t t)
 const struct vm_sync_formula *vm_sync_map_formula_at(const struct vm_sync_map *map,
 		int64_t t)
 {
-	if (map->online)
+	if (map->online) {
 		return vm_sync_online_formula_at(map->online, t);
-	if (!map->segments)
+	}
+	if (!map->segments) {
 		return &map->formula;
+	}
 	return &g_array_index(map->segments, struct vm_sync_segment,
 		segment_index(map->segments, t)).formula;
 }
@@ -104,10 +110,12 @@ const struct vm_sync_formula *vm_sync_map_formula_near(struct vm_sync_map *map, 
 	const struct vm_sync_segment *at;
 	guint next = map->cursor + 1;
 
-	if (map->online)
+	if (map->online) {
 		return vm_sync_online_formula_at(map->online, t);
-	if (!map->segments)
+	}
+	if (!map->segments) {
 		return &map->formula;
+	}
 	at = &g_array_index(map->segments, struct vm_sync_segment, map->cursor);
 	if (at->begin > t || (next < map->segments->len &&
 			g_array_index(map->segments, struct vm_sync_segment, next).begin <= t)) {

@@ -13,7 +13,7 @@
 
 #include "sync/online.h"
 #include "sync/segments.h"
-#include "sync/sync.h"
+#include "sync/formula.h"
 
 struct vm_sync_map {
 	/* The one line, or the first segment's. */

@@ -61,8 +61,9 @@ static GList *find_partner(GQueue *waiting, enum vm_sync_role role, unsigned int
 	for (GList *link = waiting->head; link; link = link->next) {
 		const struct unmatched_event *event = link->data;
 
-		if (event->role != role && event->machine != machine)
+		if (event->role != role && event->machine != machine) {
 			return link;
+		}
 	}
 	return NULL;
 }
@@ -75,8 +76,9 @@ void vm_sync_add_matched(struct vm_sync *sync, unsigned int sender, int64_t send
 	struct vm_sync_online *online;
 
 	if (sender == receiver || sender >= sync->machine_count ||
-			receiver >= sync->machine_count)
+			receiver >= sync->machine_count) {
 		return;
+	}
 	hull = vm_sync_pair_hull_get(sync, sender, receiver);
 	online = vm_sync_pair_online(sync, sender, receiver);
 	if (online) {
@@ -89,10 +91,11 @@ void vm_sync_add_matched(struct vm_sync *sync, unsigned int sender, int64_t send
 	/* The pair's ref side is its lower machine index. */
 	vm_sync_hull_add_match(hull, sender < receiver, send_ts, recv_ts);
 	segments = vm_sync_pair_segments(sync, sender, receiver);
-	if (segments)
+	if (segments) {
 		vm_sync_segments_add(segments, sender < receiver,
 			sender < receiver ? send_ts : recv_ts,
 			sender < receiver ? recv_ts : send_ts);
+	}
 }
 
 static void record_match(struct vm_sync *sync, const struct unmatched_event *send,
@@ -136,12 +139,14 @@ void vm_sync_add_event(struct vm_sync *sync, unsigned int protocol,
 	GList *partner_link = NULL;
 	struct unmatched_event event = { role, machine, ts };
 
-	if (machine >= sync->machine_count)
+	if (machine >= sync->machine_count) {
 		return;
+	}
 	table = table_of(sync, protocol);
 	waiting = g_hash_table_lookup(table, key);
-	if (waiting)
+	if (waiting) {
 		partner_link = find_partner(waiting, role, machine);
+	}
 	if (!partner_link) {
 		wait_for_partner(table, waiting, key, &event);
 		return;
@@ -149,12 +154,14 @@ void vm_sync_add_event(struct vm_sync *sync, unsigned int protocol,
 
 	struct unmatched_event *partner = partner_link->data;
 
-	if (role == VM_SYNC_SEND)
+	if (role == VM_SYNC_SEND) {
 		record_match(sync, &event, partner);
-	else
+	} else {
 		record_match(sync, partner, &event);
+	}
 	g_queue_delete_link(waiting, partner_link);
 	g_free(partner);
-	if (g_queue_is_empty(waiting))
+	if (g_queue_is_empty(waiting)) {
 		g_hash_table_remove(table, key);
+	}
 }

@@ -32,8 +32,9 @@ struct vm_sync_online *vm_sync_online_create(void)
 
 void vm_sync_online_destroy(struct vm_sync_online *online)
 {
-	if (!online)
+	if (!online) {
 		return;
+	}
 	vm_sync_segments_destroy(online->windows);
 	g_array_free(online->map, TRUE);
 	g_free(online);
@@ -107,8 +108,9 @@ static struct vm_sync_segment *last_segment(struct vm_sync_online *online)
 /* The plan's segments that begin after `horizon` are dropped: the past stays. */
 static void truncate_plan(struct vm_sync_online *online, int64_t horizon)
 {
-	while (online->map->len > 1 && last_segment(online)->begin > horizon)
+	while (online->map->len > 1 && last_segment(online)->begin > horizon) {
 		g_array_set_size(online->map, online->map->len - 1);
+	}
 }
 
 /* From the plan's value at `horizon`, a bridge to `best`, then `best`. */
@@ -124,8 +126,9 @@ static void replan(struct vm_sync_online *online, int64_t horizon,
 	vm_sync_wide slope;
 	struct vm_sync_segment bridge = *best;
 
-	if (end >= (vm_sync_wide) INT64_MAX)
+	if (end >= (vm_sync_wide) INT64_MAX) {
 		return;
+	}
 	truncate_plan(online, horizon);
 	slope = (map_wide(&best->formula, end) - from) / (end - (vm_sync_wide) horizon);
 	bridge.begin = horizon + 1;
@@ -143,8 +146,9 @@ void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon)
 	struct vm_sync_segment best;
 	vm_sync_wide gap;
 
-	if (online->committed && horizon <= online->horizon)
+	if (online->committed && horizon <= online->horizon) {
 		return;
+	}
 	best = best_fit(online);
 	if (!online->committed) {
 		/* The first formula: the best line, everywhere. */
@@ -164,8 +168,9 @@ void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon)
 
 		gap = map_wide(&best.formula, (vm_sync_wide) from) -
 			map_wide(vm_sync_online_formula_at(online, from), (vm_sync_wide) from);
-		if (gap > VM_SYNC_ONLINE_TOLERANCE_NS || gap < -VM_SYNC_ONLINE_TOLERANCE_NS)
+		if (gap > VM_SYNC_ONLINE_TOLERANCE_NS || gap < -VM_SYNC_ONLINE_TOLERANCE_NS) {
 			replan(online, from, &best);
+		}
 	}
 	online->horizon = horizon;
 }
@@ -208,7 +213,8 @@ const struct vm_sync_formula *vm_sync_online_formula_at(const struct vm_sync_onl
 {
 	guint i = online->map->len - 1;
 
-	while (i > 0 && g_array_index(online->map, struct vm_sync_segment, i).begin > t)
+	while (i > 0 && g_array_index(online->map, struct vm_sync_segment, i).begin > t) {
 		i--;
+	}
 	return &g_array_index(online->map, struct vm_sync_segment, i).formula;
 }

@@ -2,10 +2,12 @@
 
 int64_t vm_sync_point_clamp(int64_t t)
 {
-	if (t > VM_SYNC_POINT_LIMIT)
+	if (t > VM_SYNC_POINT_LIMIT) {
 		return VM_SYNC_POINT_LIMIT;
-	if (t < -VM_SYNC_POINT_LIMIT)
+	}
+	if (t < -VM_SYNC_POINT_LIMIT) {
 		return -VM_SYNC_POINT_LIMIT;
+	}
 	return t;
 }
 
@@ -27,12 +29,14 @@ struct vm_sync_slope vm_sync_point_slope(const struct vm_sync_point *to,
 	struct vm_sync_slope one = { 1, 1 };
 	struct vm_sync_slope slope;
 
-	if (!from || !vm_sync_point_is_set(from))
+	if (!from || !vm_sync_point_is_set(from)) {
 		return one;
+	}
 	slope.dy = (vm_sync_i128) to->y - from->y;
 	slope.dx = (vm_sync_i128) to->x - from->x;
-	if (slope.dx == 0)
+	if (slope.dx == 0) {
 		return one;
+	}
 	if (slope.dx < 0) {
 		slope.dx = -slope.dx;
 		slope.dy = -slope.dy;

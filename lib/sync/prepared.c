@@ -15,7 +15,8 @@
  */
 #include <stdbool.h>
 
-#include "sync/sync.h"
+#include "sync/formula.h"
+#include "sync/prepared.h"
 #include "sync/wide.h"
 
 /* One nanosecond in fixed-point units. */

@@ -5,6 +5,8 @@
 #include <glib.h>
 #include <math.h>
 
+#include "sync/hull.h"
+#include "sync/prepared.h"
 #include "sync/segments.h"
 #include "sync/wide.h"
 
@@ -54,8 +56,9 @@ struct vm_sync_segments *vm_sync_segments_create(void)
 
 void vm_sync_segments_destroy(struct vm_sync_segments *segments)
 {
-	if (!segments)
+	if (!segments) {
 		return;
+	}
 	vm_sync_hull_destroy(segments->hull);
 	g_array_free(segments->windows, TRUE);
 	g_array_free(segments->map, TRUE);
@@ -66,10 +69,11 @@ static void add_to_hull(struct vm_sync_hull *hull, bool sent_by_ref, int64_t ref
 		int64_t other_ts)
 {
 	/* Trace Compass's points: (send, receive) of the sending side first. */
-	if (sent_by_ref)
+	if (sent_by_ref) {
 		vm_sync_hull_add_match(hull, true, ref_ts, other_ts);
-	else
+	} else {
 		vm_sync_hull_add_match(hull, false, other_ts, ref_ts);
+	}
 }
 
 static vm_sync_wide map_wide(const struct vm_sync_formula *formula, vm_sync_wide t)
@@ -108,12 +112,14 @@ static bool would_cross(const struct vm_sync_segments *segments, bool sent_by_re
 	bool crossed;
 
 	if (segments->open.quality == VM_SYNC_FAIL ||
-			surely_kept(segments, sent_by_ref, ref_ts, other_ts))
+			surely_kept(segments, sent_by_ref, ref_ts, other_ts)) {
 		return false;
+	}
 	mapped = map_wide(&segments->open.formula, (vm_sync_wide) other_ts);
 	if ((sent_by_ref ? mapped >= (vm_sync_wide) ref_ts :
-				mapped <= (vm_sync_wide) ref_ts))
+				mapped <= (vm_sync_wide) ref_ts)) {
 		return false;
+	}
 	trial = vm_sync_hull_copy(segments->hull);
 	add_to_hull(trial, sent_by_ref, ref_ts, other_ts);
 	crossed = vm_sync_hull_quality(trial) == VM_SYNC_FAIL;
@@ -139,10 +145,12 @@ void vm_sync_segments_add(struct vm_sync_segments *segments, bool sent_by_ref,
 		vm_sync_formula_prepare(&open->formula, &segments->open_prepared);
 	}
 	open->quality = vm_sync_hull_quality(segments->hull);
-	if (open->matches == 0 || other_ts < open->first_other)
+	if (open->matches == 0 || other_ts < open->first_other) {
 		open->first_other = other_ts;
-	if (open->matches == 0 || other_ts > open->last_other)
+	}
+	if (open->matches == 0 || other_ts > open->last_other) {
 		open->last_other = other_ts;
+	}
 	open->matches = vm_sync_hull_matches(segments->hull);
 	open->sent_by_ref += sent_by_ref;
 	segments->map_valid = false;
@@ -169,8 +177,9 @@ long double vm_sync_segments_open_width_at(const struct vm_sync_segments *segmen
 	const struct window *open = &segments->open;
 	int64_t ref;
 
-	if (open->quality != VM_SYNC_ACCURATE)
+	if (open->quality != VM_SYNC_ACCURATE) {
 		return INFINITY;
+	}
 	/* The hull's x axis is the ref clock: where the fit puts t. */
 	ref = vm_sync_formula_apply(&open->formula, t);
 	return vm_sync_hull_width_at(segments->hull, ref);
@@ -330,8 +339,9 @@ static void build_map(struct vm_sync_segments *segments)
 const struct vm_sync_segment *vm_sync_segments_map(struct vm_sync_segments *segments,
 		unsigned int *count)
 {
-	if (!segments->map_valid)
+	if (!segments->map_valid) {
 		build_map(segments);
+	}
 	*count = segments->map->len;
 	return &g_array_index(segments->map, struct vm_sync_segment, 0);
 }

@@ -23,7 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sync/sync.h"
+#include "sync/quality.h"
+#include "sync/formula.h"
 
 /* One piece of a piecewise-linear clock map. */
 struct vm_sync_segment {

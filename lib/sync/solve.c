@@ -24,8 +24,9 @@ static struct vm_sync_formula child_to_parent(const struct vm_sync_hull *hull,
 	/* The hull maps its other side (higher index) to its ref side. */
 	struct vm_sync_formula other_to_ref = vm_sync_hull_formula(hull);
 
-	if (parent < child)
+	if (parent < child) {
 		return other_to_ref;
+	}
 	return vm_sync_formula_invert(&other_to_ref);
 }
 
@@ -54,10 +55,12 @@ void vm_sync_solve(const struct vm_sync *sync, unsigned int reference,
 	GQueue frontier = G_QUEUE_INIT;
 	gboolean *reached;
 
-	for (unsigned int m = 0; m < count; m++)
+	for (unsigned int m = 0; m < count; m++) {
 		reset_result(&results[m]);
-	if (reference >= count)
+	}
+	if (reference >= count) {
 		return;
+	}
 
 	reached = g_new0(gboolean, count);
 	reached[reference] = TRUE;
@@ -66,8 +69,9 @@ void vm_sync_solve(const struct vm_sync *sync, unsigned int reference,
 		unsigned int parent = GPOINTER_TO_UINT(g_queue_pop_head(&frontier));
 
 		for (unsigned int child = 0; child < count; child++) {
-			if (reached[child] || !vm_sync_has_matches(sync, parent, child))
+			if (reached[child] || !vm_sync_has_matches(sync, parent, child)) {
 				continue;
+			}
 			reached[child] = TRUE;
 			attach(sync, results, parent, child, reference);
 			g_queue_push_tail(&frontier, GUINT_TO_POINTER(child));

@@ -5,6 +5,7 @@
 
 #include <glib.h>
 
+#include "sync/hull.h"
 #include "sync/sync.h"
 
 struct vm_sync {

@@ -25,8 +25,9 @@ void vm_sync_keep_piecewise(struct vm_sync *sync)
 {
 	guint slots = sync->machine_count * sync->machine_count;
 
-	if (sync->segments)
+	if (sync->segments) {
 		return;
+	}
 	sync->segments = g_ptr_array_new_full(slots,
 		(GDestroyNotify) vm_sync_segments_destroy);
 	g_ptr_array_set_size(sync->segments, (gint) slots);
@@ -36,21 +37,25 @@ void vm_sync_keep_online(struct vm_sync *sync)
 {
 	guint slots = sync->machine_count * sync->machine_count;
 
-	if (sync->online)
+	if (sync->online) {
 		return;
+	}
 	sync->online = g_ptr_array_new_full(slots, (GDestroyNotify) vm_sync_online_destroy);
 	g_ptr_array_set_size(sync->online, (gint) slots);
 }
 
 void vm_sync_destroy(struct vm_sync *sync)
 {
-	if (!sync)
+	if (!sync) {
 		return;
+	}
 	g_ptr_array_free(sync->hulls, TRUE);
-	if (sync->segments)
+	if (sync->segments) {
 		g_ptr_array_free(sync->segments, TRUE);
-	if (sync->online)
+	}
+	if (sync->online) {
 		g_ptr_array_free(sync->online, TRUE);
+	}
 	g_hash_table_destroy(sync->unmatched);
 	g_free(sync);
 }
@@ -71,8 +76,9 @@ static bool valid_pair(const struct vm_sync *sync, unsigned int x, unsigned int 
 struct vm_sync_hull *vm_sync_pair_hull(const struct vm_sync *sync,
 		unsigned int x, unsigned int y)
 {
-	if (!valid_pair(sync, x, y))
+	if (!valid_pair(sync, x, y)) {
 		return NULL;
+	}
 	return g_ptr_array_index(sync->hulls, pair_index(sync, x, y));
 }
 
@@ -84,12 +90,14 @@ struct vm_sync_hull *vm_sync_pair_hull_get(struct vm_sync *sync,
 	if (!hull && valid_pair(sync, x, y)) {
 		hull = vm_sync_hull_create();
 		g_ptr_array_index(sync->hulls, pair_index(sync, x, y)) = hull;
-		if (sync->segments)
+		if (sync->segments) {
 			g_ptr_array_index(sync->segments, pair_index(sync, x, y)) =
 				vm_sync_segments_create();
-		if (sync->online)
+		}
+		if (sync->online) {
 			g_ptr_array_index(sync->online, pair_index(sync, x, y)) =
 				vm_sync_online_create();
+		}
 	}
 	return hull;
 }
@@ -97,16 +105,18 @@ struct vm_sync_hull *vm_sync_pair_hull_get(struct vm_sync *sync,
 struct vm_sync_online *vm_sync_pair_online(const struct vm_sync *sync,
 		unsigned int x, unsigned int y)
 {
-	if (!sync->online || !valid_pair(sync, x, y))
+	if (!sync->online || !valid_pair(sync, x, y)) {
 		return NULL;
+	}
 	return g_ptr_array_index(sync->online, pair_index(sync, x, y));
 }
 
 struct vm_sync_segments *vm_sync_pair_segments(const struct vm_sync *sync,
 		unsigned int x, unsigned int y)
 {
-	if (!sync->segments || !valid_pair(sync, x, y))
+	if (!sync->segments || !valid_pair(sync, x, y)) {
 		return NULL;
+	}
 	return g_ptr_array_index(sync->segments, pair_index(sync, x, y));
 }
 

@@ -9,6 +9,8 @@
 #include <glib.h>
 
 #include "loss/windows.h"
+#include "sync/hull.h"
+#include "sync/prepared.h"
 #include "sync/segments.h"
 #include "sync/vcpu-align.h"
 

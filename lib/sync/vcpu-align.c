@@ -57,8 +57,9 @@ struct vm_vcpu_align *vm_vcpu_align_create(void)
 
 void vm_vcpu_align_destroy(struct vm_vcpu_align *align)
 {
-	if (!align)
+	if (!align) {
 		return;
+	}
 	g_hash_table_destroy(align->constraints);
 	g_hash_table_destroy(align->guests);
 	g_hash_table_destroy(align->candidate_by_key);
@@ -112,8 +113,9 @@ static struct vm_vcpu_candidate *candidate_of(struct vm_vcpu_align *align,
 	char *key;
 	struct vm_vcpu_candidate *candidate = align->last_candidate;
 
-	if (candidate && candidate->host == host && candidate->pid == process)
+	if (candidate && candidate->host == host && candidate->pid == process) {
 		return candidate;
+	}
 	key = g_strdup_printf("%u/%" PRId64, host, process);
 	candidate = g_hash_table_lookup(align->candidate_by_key, key);
 	if (candidate) {
@@ -137,8 +139,9 @@ void vm_vcpu_align_add_guest_mode(struct vm_vcpu_align *align, unsigned int host
 	struct vm_vcpu_candidate *candidate;
 	struct vm_guest_mode interval = { entry_ns, exit_ns };
 
-	if (exit_ns < entry_ns)
+	if (exit_ns < entry_ns) {
 		return;
+	}
 	/* Without its process, the thread is all that tells a QEMU apart. */
 	candidate = candidate_of(align, host, pid >= 0 ? pid : tid);
 	g_array_append_val(array_of(candidate->vcpus, vcpu,
@@ -201,8 +204,9 @@ static gint compare_intervals(gconstpointer a, gconstpointer b)
 {
 	const struct vm_guest_mode *x = a, *y = b;
 
-	if (x->entry != y->entry)
+	if (x->entry != y->entry) {
 		return x->entry < y->entry ? -1 : 1;
+	}
 	return (x->exit > y->exit) - (x->exit < y->exit);
 }
 
@@ -225,9 +229,11 @@ static bool is_sorted(const GArray *array, GCompareFunc compare)
 {
 	guint size = g_array_get_element_size((GArray *) array);
 
-	for (guint i = 1; i < array->len; i++)
-		if (compare(array->data + (i - 1) * size, array->data + i * size) > 0)
+	for (guint i = 1; i < array->len; i++) {
+		if (compare(array->data + (i - 1) * size, array->data + i * size) > 0) {
 			return false;
+		}
+	}
 	return true;
 }
 
@@ -237,9 +243,11 @@ static void sort_table(GHashTable *table, GCompareFunc compare)
 	gpointer value;
 
 	g_hash_table_iter_init(&iter, table);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
-		if (!is_sorted(value, compare))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		if (!is_sorted(value, compare)) {
 			g_array_sort(value, compare);
+		}
+	}
 }
 
 const GArray *vm_vcpu_candidate_intervals(struct vm_vcpu_candidate *candidate,

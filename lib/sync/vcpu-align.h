@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sync/quality.h"
+#include "sync/formula.h"
 #include "sync/sync.h"
 
 struct vm_vcpu_align;

@@ -77,8 +77,9 @@ static guint advance(const GArray *intervals, guint k, int64_t h, int64_t tolera
 {
 	while (k + 1 < intervals->len &&
 			g_array_index(intervals, struct vm_guest_mode, k + 1).entry <=
-				h + tolerance)
+				h + tolerance) {
 		k++;
+	}
 	return k;
 }
 
@@ -88,8 +89,9 @@ static bool attributable(const GArray *intervals, guint k, int64_t h, int64_t to
 	const struct vm_guest_mode *interval =
 		&g_array_index(intervals, struct vm_guest_mode, k);
 
-	if (interval->entry > h + tolerance || interval->exit < h - tolerance)
+	if (interval->entry > h + tolerance || interval->exit < h - tolerance) {
 		return false;
+	}
 	return k == 0 || g_array_index(intervals, struct vm_guest_mode, k - 1).exit <
 		h - tolerance;
 }
@@ -102,10 +104,11 @@ static guint first_interval_from(const GArray *intervals, int64_t h)
 	while (low < high) {
 		guint mid = low + (high - low) / 2;
 
-		if (g_array_index(intervals, struct vm_guest_mode, mid).exit < h)
+		if (g_array_index(intervals, struct vm_guest_mode, mid).exit < h) {
 			low = mid + 1;
-		else
+		} else {
 			high = mid;
+		}
 	}
 	return low > 0 ? low - 1 : 0;
 }
@@ -158,24 +161,29 @@ static void attribute_cpu(const GArray *events, const GArray *intervals,
 		int64_t g = g_array_index(events, int64_t, i);
 		int64_t h = vm_vcpu_map_apply(map, g);
 
-		if (h > high)
+		if (h > high) {
 			break;
+		}
 		if (h < vm_time_sum(recorded_from, tolerance) ||
-				h > vm_time_sum(recorded_to, -tolerance))
+				h > vm_time_sum(recorded_to, -tolerance)) {
 			continue;
+		}
 		k = advance(intervals, k, h, tolerance);
-		if (!attributable(intervals, k, h, tolerance) || in_host_gap(gaps, h, tolerance))
+		if (!attributable(intervals, k, h, tolerance) || in_host_gap(gaps, h, tolerance)) {
 			continue;
-		if (k != current && current != G_MAXUINT)
+		}
+		if (k != current && current != G_MAXUINT) {
 			close_interval(intervals, current, first, last, constraints);
+		}
 		if (k != current) {
 			current = k;
 			first = g;
 		}
 		last = g;
 	}
-	if (current != G_MAXUINT)
+	if (current != G_MAXUINT) {
 		close_interval(intervals, current, first, last, constraints);
+	}
 }
 
 GArray *vm_vcpu_attribute(const struct vm_vcpu_pairing *pairing, struct vm_vcpu_map *map,
@@ -250,14 +258,16 @@ uint64_t vm_vcpu_count_outside(const struct vm_vcpu_pairing *pairing,
 			const struct vm_guest_mode *interval;
 
 			if (h < known_from || h > known_to ||
-					in_host_gap(pairing->host_gaps, h, VM_VCPU_FITTED_TOLERANCE_NS))
+					in_host_gap(pairing->host_gaps, h, VM_VCPU_FITTED_TOLERANCE_NS)) {
 				continue;
+			}
 			(*checked)++;
 			k = advance(intervals, k, h, VM_VCPU_FITTED_TOLERANCE_NS);
 			interval = &g_array_index(intervals, struct vm_guest_mode, k);
 			if (h < interval->entry - VM_VCPU_FITTED_TOLERANCE_NS ||
-					h > interval->exit + VM_VCPU_FITTED_TOLERANCE_NS)
+					h > interval->exit + VM_VCPU_FITTED_TOLERANCE_NS) {
 				outside++;
+			}
 		}
 	}
 	return outside;

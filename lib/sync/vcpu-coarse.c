@@ -44,10 +44,11 @@ guint vm_vcpu_lower_bound(const GArray *times, int64_t value)
 	while (low < high) {
 		guint mid = low + (high - low) / 2;
 
-		if (g_array_index(times, int64_t, mid) < value)
+		if (g_array_index(times, int64_t, mid) < value) {
 			low = mid + 1;
-		else
+		} else {
 			high = mid;
+		}
 	}
 	return low;
 }
@@ -64,8 +65,9 @@ void vm_vcpu_pairing_init(struct vm_vcpu_pairing *pairing,
 	pairing->events = g_ptr_array_new();
 	pairing->intervals = g_ptr_array_new();
 	g_hash_table_iter_init(&iter, guest->cpus);
-	while (g_hash_table_iter_next(&iter, &key, &value))
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		g_array_append_val(pairing->cpus, *(guint64 *) key);
+	}
 	g_array_sort(pairing->cpus, vm_vcpu_compare_u64);
 	for (guint i = 0; i < pairing->cpus->len; i++) {
 		guint64 cpu = g_array_index(pairing->cpus, guint64, i);
@@ -88,10 +90,12 @@ void vm_vcpu_pairing_fini(struct vm_vcpu_pairing *pairing)
 	g_array_free(pairing->cpus, TRUE);
 	g_ptr_array_free(pairing->events, TRUE);
 	g_ptr_array_free(pairing->intervals, TRUE);
-	if (pairing->outs)
+	if (pairing->outs) {
 		g_array_free(pairing->outs, TRUE);
-	if (pairing->outs_by_length)
+	}
+	if (pairing->outs_by_length) {
 		g_array_free(pairing->outs_by_length, TRUE);
+	}
 }
 
 static gint compare_outs_by_exit(gconstpointer a, gconstpointer b)
@@ -103,8 +107,9 @@ static gint compare_outs_by_exit(gconstpointer a, gconstpointer b)
 
 const GArray *vm_vcpu_pairing_outs(struct vm_vcpu_pairing *pairing)
 {
-	if (pairing->outs)
+	if (pairing->outs) {
 		return pairing->outs;
+	}
 	pairing->outs = g_array_new(FALSE, FALSE, sizeof(struct vm_out_of_guest));
 	for (guint c = 0; c < pairing->cpus->len; c++) {
 		const GArray *intervals = g_ptr_array_index(pairing->intervals, c);
@@ -119,8 +124,9 @@ const GArray *vm_vcpu_pairing_outs(struct vm_vcpu_pairing *pairing)
 			/* Across a loss, the vCPU may have been in guest mode unseen. */
 			if (out.entry > out.exit && !(pairing->host_gaps &&
 					vm_loss_windows_overlap(pairing->host_gaps, out.exit,
-						out.entry)))
+						out.entry))) {
 				g_array_append_val(pairing->outs, out);
+			}
 		}
 	}
 	g_array_sort(pairing->outs, compare_outs_by_exit);
@@ -136,8 +142,9 @@ static gint compare_length_desc(gconstpointer a, gconstpointer b, gpointer data)
 		&g_array_index(outs, struct vm_out_of_guest, *(const guint *) b);
 	int64_t lx = x->entry - x->exit, ly = y->entry - y->exit;
 
-	if (lx != ly)
+	if (lx != ly) {
 		return lx > ly ? -1 : 1;
+	}
 	return (x->exit > y->exit) - (x->exit < y->exit);
 }
 
@@ -145,15 +152,17 @@ static const GArray *outs_sorted_by_length(struct vm_vcpu_pairing *pairing)
 {
 	const GArray *outs = vm_vcpu_pairing_outs(pairing);
 
-	if (pairing->outs_by_length)
+	if (pairing->outs_by_length) {
 		return pairing->outs_by_length;
+	}
 	pairing->outs_by_length = g_array_new(FALSE, FALSE, sizeof(guint));
 	for (guint i = 0; i < outs->len; i++) {
 		const struct vm_out_of_guest *out =
 			&g_array_index(outs, struct vm_out_of_guest, i);
 
-		if (out->entry - out->exit >= MIN_ANCHOR_NS)
+		if (out->entry - out->exit >= MIN_ANCHOR_NS) {
 			g_array_append_val(pairing->outs_by_length, i);
+		}
 	}
 	g_array_sort_with_data(pairing->outs_by_length, compare_length_desc,
 		(gpointer) outs);
@@ -162,8 +171,9 @@ static const GArray *outs_sorted_by_length(struct vm_vcpu_pairing *pairing)
 
 static int64_t tolerance(int64_t distance)
 {
-	if (distance < 0)
+	if (distance < 0) {
 		distance = -distance;
+	}
 	return BASE_TOLERANCE_NS + distance / DRIFT_DIVISOR;
 }
 
@@ -182,13 +192,15 @@ static bool start_ranges(const struct vm_out_of_guest *anchor,
 		int64_t g1 = g_array_index(events, int64_t, i + 1);
 		struct offset_range range;
 
-		if (g1 - g0 < length)
+		if (g1 - g0 < length) {
 			continue;
+		}
 		range.low = anchor->entry - g1 - BASE_TOLERANCE_NS;
 		range.high = anchor->exit - g0 + BASE_TOLERANCE_NS;
 		g_array_append_val(ranges, range);
-		if (ranges->len > MAX_START_RANGES)
+		if (ranges->len > MAX_START_RANGES) {
 			return false;
+		}
 	}
 	return true;
 }
@@ -215,12 +227,14 @@ static void rule_out(const struct offset_range *range, const GArray *events,
 		if (forbidden_high <= high) {
 			struct offset_range piece = { MAX(forbidden_high, range->low), high };
 
-			if (piece.low <= piece.high)
+			if (piece.low <= piece.high) {
 				g_array_append_val(kept, piece);
+			}
 		}
 		high = MIN(high, forbidden_low);
-		if (high < range->low)
+		if (high < range->low) {
 			return;
+		}
 	}
 	if (range->low <= high) {
 		struct offset_range piece = { range->low, high };
@@ -235,9 +249,10 @@ static GArray *apply_out(GArray *ranges, const struct vm_out_of_guest *out,
 {
 	GArray *kept = g_array_new(FALSE, FALSE, sizeof(struct offset_range));
 
-	for (guint r = 0; r < ranges->len; r++)
+	for (guint r = 0; r < ranges->len; r++) {
 		rule_out(&g_array_index(ranges, struct offset_range, r), events,
 			out->exit + slack, out->entry - slack, kept);
+	}
 	g_array_free(ranges, TRUE);
 	return kept;
 }
@@ -254,20 +269,23 @@ static GArray *check_window(struct vm_vcpu_pairing *pairing,
 		guint mid = low + (high - low) / 2;
 
 		if (g_array_index(outs, struct vm_out_of_guest, mid).exit <
-				anchor->exit - window)
+				anchor->exit - window) {
 			low = mid + 1;
-		else
+		} else {
 			high = mid;
+		}
 	}
 	for (guint i = low; i < outs->len && ranges->len > 0; i++) {
 		const struct vm_out_of_guest *out =
 			&g_array_index(outs, struct vm_out_of_guest, i);
 		int64_t slack = tolerance(out->exit - anchor->exit);
 
-		if (out->exit > anchor->exit + window)
+		if (out->exit > anchor->exit + window) {
 			break;
-		if (out->entry - out->exit <= 2 * slack)
+		}
+		if (out->entry - out->exit <= 2 * slack) {
 			continue;
+		}
 		ranges = apply_out(ranges, out,
 			g_ptr_array_index(pairing->events, out->cpu_index), slack);
 	}
@@ -307,10 +325,12 @@ static const struct vm_out_of_guest *pick_anchor(struct vm_vcpu_pairing *pairing
 
 			near = d < ANCHOR_SPACING_NS && d > -ANCHOR_SPACING_NS;
 		}
-		if (near)
+		if (near) {
 			continue;
-		if (taken->len == attempt)
+		}
+		if (taken->len == attempt) {
 			found = out;
+		}
 		g_array_append_val(taken, out->exit);
 	}
 	g_array_free(taken, TRUE);
@@ -324,8 +344,9 @@ bool vm_vcpu_coarse_offset(struct vm_vcpu_pairing *pairing, guint attempt,
 	GArray *start;
 	int64_t window;
 
-	if (!anchor)
+	if (!anchor) {
 		return false;
+	}
 	*result = (struct vm_coarse_offset) { .status = VM_COARSE_TOO_LITTLE,
 		.anchor = anchor->exit };
 	start = g_array_new(FALSE, FALSE, sizeof(struct offset_range));
@@ -350,8 +371,9 @@ bool vm_vcpu_coarse_offset(struct vm_vcpu_pairing *pairing, guint attempt,
 			result->status = VM_COARSE_MANY;
 		}
 		g_array_free(ranges, TRUE);
-		if (result->status != VM_COARSE_MANY)
+		if (result->status != VM_COARSE_MANY) {
 			break;
+		}
 	}
 	g_array_free(start, TRUE);
 	return true;

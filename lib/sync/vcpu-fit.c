@@ -147,18 +147,21 @@ static bool refine(const struct vm_vcpu_pairing *pairing,
 		int64_t high = vm_time_sum(coarse->anchor, window);
 
 		if (fit_window(pairing, &formula, &tolerance, low, high, NULL, fit) ==
-				WINDOW_CONTRADICTED)
+				WINDOW_CONTRADICTED) {
 			return false;
+		}
 		guest_span(pairing, &formula, &first, &last);
-		if (low <= first && high >= last)
+		if (low <= first && high >= last) {
 			break;
+		}
 		window = window > INT64_MAX / 4 ? INT64_MAX : window * 4;
 	}
 	/* The whole trace, under the map of the whole trace. */
 	tolerance = VM_VCPU_FITTED_TOLERANCE_NS;
 	if (fit_window(pairing, &formula, &tolerance, INT64_MIN / 2, INT64_MAX / 2,
-			constraints, fit) != WINDOW_FITTED)
+			constraints, fit) != WINDOW_FITTED) {
 		return false;
+	}
 	fit->formula = formula;
 	return true;
 }
@@ -198,21 +201,25 @@ static bool sound(const struct vm_sync_segment *map, unsigned int count,
 	for (unsigned int i = 0; i < count; i++) {
 		const struct vm_sync_segment *segment = &map[i];
 
-		if (segment->formula.slope <= 0)
+		if (segment->formula.slope <= 0) {
 			return false;
+		}
 		if (i > 0 && llabs(vm_time_span(
 				vm_sync_formula_apply(&segment->formula, segment->begin),
-				vm_sync_formula_apply(&map[i - 1].formula, segment->begin))) > 1)
+				vm_sync_formula_apply(&map[i - 1].formula, segment->begin))) > 1) {
 			return false;
+		}
 		/* Bridges (no match of their own) join two windows. */
-		if (segment->matches == 0)
+		if (segment->matches == 0) {
 			continue;
+		}
 		/* One window is judged as one line is. */
 		if (segment->matches < VM_VCPU_MIN_CONSTRAINTS || (count > 1 &&
 				(segment->quality != VM_SYNC_ACCURATE ||
 					segment->accuracy > VM_SYNC_SEGMENTS_BRIDGE_SLOPE ||
-					fabsl(segment->formula.slope - 1) > MAX_WINDOW_DRIFT)))
+					fabsl(segment->formula.slope - 1) > MAX_WINDOW_DRIFT))) {
 			return false;
+		}
 		fit->accuracy = MAX(fit->accuracy, segment->accuracy);
 	}
 	return true;
@@ -257,8 +264,9 @@ static bool fit_line(const struct vm_vcpu_pairing *pairing,
 		const struct vm_coarse_offset *coarse, bool piecewise, struct vm_vcpu_fit *fit,
 		GArray **constraints)
 {
-	if (!refine(pairing, coarse, fit, constraints))
+	if (!refine(pairing, coarse, fit, constraints)) {
 		return false;
+	}
 	return piecewise ? verified_piecewise(pairing, *constraints, fit) :
 		verified(pairing, fit);
 }
@@ -281,8 +289,9 @@ static void adopt(struct candidate_result *result, GArray **constraints)
 
 static void drop(GArray **constraints)
 {
-	if (*constraints)
+	if (*constraints) {
 		g_array_free(*constraints, TRUE);
+	}
 	*constraints = NULL;
 }
 
@@ -314,12 +323,14 @@ static void try_candidate(struct vm_vcpu_candidate *candidate,
 	for (guint attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
 		struct vm_coarse_offset coarse;
 
-		if (!vm_vcpu_coarse_offset(&pairing, attempt, &coarse))
+		if (!vm_vcpu_coarse_offset(&pairing, attempt, &coarse)) {
 			break;
+		}
 		many |= coarse.status == VM_COARSE_MANY;
 		none |= coarse.status == VM_COARSE_NONE;
-		if (coarse.status != VM_COARSE_FOUND)
+		if (coarse.status != VM_COARSE_FOUND) {
 			continue;
+		}
 		g_array_append_val(found, coarse);
 		if (fit_line(&pairing, &coarse, piecewise, &result->fit, &constraints)) {
 			adopt(result, &constraints);
@@ -331,13 +342,15 @@ static void try_candidate(struct vm_vcpu_candidate *candidate,
 	for (guint i = 0; piecewise && result->status != VM_COARSE_FOUND && i < found->len;
 			i++) {
 		if (fit_piecewise(&pairing, &g_array_index(found, struct vm_coarse_offset, i),
-				&result->fit, &constraints))
+				&result->fit, &constraints)) {
 			adopt(result, &constraints);
+		}
 		drop(&constraints);
 	}
-	if (result->status != VM_COARSE_FOUND)
+	if (result->status != VM_COARSE_FOUND) {
 		result->status = many ? VM_COARSE_MANY : none ? VM_COARSE_NONE :
 			VM_COARSE_TOO_LITTLE;
+	}
 	g_array_free(found, TRUE);
 	vm_vcpu_pairing_fini(&pairing);
 }
@@ -362,8 +375,9 @@ static void judge_guest(struct candidate_result *results, guint count,
 
 		many |= result->status == VM_COARSE_MANY;
 		none |= result->status == VM_COARSE_NONE;
-		if (result->status != VM_COARSE_FOUND)
+		if (result->status != VM_COARSE_FOUND) {
 			continue;
+		}
 		if (!best || outside_share(&result->fit) < outside_share(&best->fit)) {
 			rival = best;
 			best = result;
@@ -390,8 +404,9 @@ static void judge_guest(struct candidate_result *results, guint count,
 
 static void free_constraints(gpointer data)
 {
-	if (data)
+	if (data) {
 		g_array_free(data, TRUE);
+	}
 }
 
 /*
@@ -408,8 +423,9 @@ static void share_processes(struct vm_vcpu_fit *fits, unsigned int guest_count,
 			unsigned int lost;
 
 			if (x->status != VM_VCPU_FIT_OK || y->status != VM_VCPU_FIT_OK ||
-					x->host != y->host || x->host_pid != y->host_pid)
+					x->host != y->host || x->host_pid != y->host_pid) {
 				continue;
+			}
 			lost = outside_share(y) < outside_share(x) ? a : b;
 			loser = &fits[lost];
 			loser->status = VM_VCPU_FIT_TAKEN;
@@ -437,12 +453,14 @@ void vm_vcpu_align_solve(struct vm_vcpu_align *align, unsigned int guest_count,
 			g_ptr_array_add(constraints, NULL);
 			continue;
 		}
-		for (guint c = 0; c < count; c++)
+		for (guint c = 0; c < count; c++) {
 			try_candidate(g_ptr_array_index(align->candidates, c), guest,
 				align->piecewise, &results[c]);
+		}
 		judge_guest(results, count, &fits[g], &kept);
-		for (guint c = 0; c < count; c++)
+		for (guint c = 0; c < count; c++) {
 			free_constraints(results[c].constraints);
+		}
 		g_ptr_array_add(constraints, kept);
 	}
 	share_processes(fits, guest_count, constraints);
@@ -465,8 +483,9 @@ void vm_vcpu_align_feed(const struct vm_vcpu_align *align, unsigned int guest,
 	const GArray *constraints =
 		g_hash_table_lookup(align->constraints, GUINT_TO_POINTER(guest + 1));
 
-	if (!constraints || fit->status != VM_VCPU_FIT_OK)
+	if (!constraints || fit->status != VM_VCPU_FIT_OK) {
 		return;
+	}
 	for (guint i = 0; i < constraints->len; i++) {
 		const struct vm_vcpu_constraint *constraint =
 			&g_array_index(constraints, struct vm_vcpu_constraint, i);

@@ -76,18 +76,21 @@ static struct follow_cpu *cpu_of(struct vm_vcpu_follow *follow, uint64_t cpu)
 
 	/* Every guest event looks its CPU up: by number, for the usual small ones. */
 	if (cpu < MAX_INDEXED_CPUS && cpu < follow->by_number->len &&
-			g_array_index(follow->by_number, guint, cpu) != G_MAXUINT)
+			g_array_index(follow->by_number, guint, cpu) != G_MAXUINT) {
 		return cpu_at(follow, g_array_index(follow->by_number, guint, cpu));
+	}
 	for (guint i = 0; i < follow->cpus->len; i++) {
-		if (cpu_at(follow, i)->cpu == cpu)
+		if (cpu_at(follow, i)->cpu == cpu) {
 			return cpu_at(follow, i);
+		}
 	}
 	vm_fifo_init(&fresh.events, sizeof(int64_t));
 	vm_fifo_init(&fresh.intervals, sizeof(struct vm_guest_mode));
 	g_array_append_val(follow->cpus, fresh);
 	if (cpu < MAX_INDEXED_CPUS) {
-		while (follow->by_number->len <= cpu)
+		while (follow->by_number->len <= cpu) {
 			g_array_append_val(follow->by_number, none);
+		}
 		g_array_index(follow->by_number, guint, cpu) = follow->cpus->len - 1;
 	}
 	return cpu_at(follow, follow->cpus->len - 1);
@@ -97,8 +100,9 @@ static struct follow_cpu *cpu_of(struct vm_vcpu_follow *follow, uint64_t cpu)
 static void run_take(struct vm_vcpu_follow *follow, const struct vm_vcpu_constraint *c)
 {
 	g_array_append_val(follow->stretch_fed, *c);
-	if (vm_sync_hull_quality(follow->run) != VM_SYNC_FAIL)
+	if (vm_sync_hull_quality(follow->run) != VM_SYNC_FAIL) {
 		vm_sync_hull_add_match(follow->run, c->host_to_guest, c->send, c->recv);
+	}
 }
 
 /*
@@ -128,8 +132,9 @@ static void feed(struct vm_vcpu_follow *follow, const struct vm_vcpu_constraint 
 	int64_t at = vm_vcpu_constraint_host_time(c);
 
 	/* An interval across stretches may bound again what was fed: the hulls take order only. */
-	if (at < follow->fed_last)
+	if (at < follow->fed_last) {
 		return;
+	}
 	follow->fed_last = at;
 	follow->fed++;
 	run_take(follow, c);
@@ -150,8 +155,9 @@ static int64_t tolerance_at(const struct vm_vcpu_follow *follow, int64_t at)
 	long double width = follow->guide ? vm_sync_hull_width_at(follow->guide, at) :
 		UNGUIDED_WIDTH_NS;
 
-	if (!(width < (long double) INT64_C(1000000000)))
+	if (!(width < (long double) INT64_C(1000000000))) {
 		width = (long double) INT64_C(1000000000);
+	}
 	return VM_VCPU_FITTED_TOLERANCE_NS + (int64_t) width +
 		(since + 2 * STEP_NS) / RATE_CHANGE_DIVISOR;
 }
@@ -167,15 +173,17 @@ static void take_run_line(struct vm_vcpu_follow *follow)
 	struct vm_sync_formula line;
 	struct vm_vcpu_follow trial;
 
-	if (vm_sync_hull_quality(follow->run) != VM_SYNC_ACCURATE)
+	if (vm_sync_hull_quality(follow->run) != VM_SYNC_ACCURATE) {
 		return;
+	}
 	line = vm_sync_hull_formula(follow->run);
 	trial = *follow;
 	trial.guide = follow->run;
 	trial.line_at = follow->edge;
 	if (follow->guide && (tolerance_at(&trial, next) > tolerance_at(follow, next) ||
-			fabsl(line.slope - follow->line.slope) > 1.0L / RATE_CHANGE_DIVISOR))
+			fabsl(line.slope - follow->line.slope) > 1.0L / RATE_CHANGE_DIVISOR)) {
 		return;
+	}
 	set_line(follow, &line);
 	vm_sync_hull_destroy(follow->guide);
 	follow->guide = vm_sync_hull_copy(follow->run);
@@ -193,8 +201,9 @@ static void add_constraint(struct vm_vcpu_follow *follow, bool host_to_guest, in
 /* The current interval gets no more events: its exit bounds its last one. */
 static void close_current(struct vm_vcpu_follow *follow, struct follow_cpu *cpu)
 {
-	if (!cpu->has_current)
+	if (!cpu->has_current) {
 		return;
+	}
 	add_constraint(follow, true, cpu->current.entry, cpu->first);
 	add_constraint(follow, false, cpu->last, cpu->current.exit);
 	cpu->has_current = false;
@@ -205,8 +214,9 @@ static void pop_interval(struct vm_vcpu_follow *follow, struct follow_cpu *cpu)
 {
 	const struct vm_guest_mode *head = vm_fifo_peek(&cpu->intervals);
 
-	if (cpu->has_current && cpu->current.entry == head->entry)
+	if (cpu->has_current && cpu->current.entry == head->entry) {
 		close_current(follow, cpu);
+	}
 	cpu->prev_exit = head->exit;
 	vm_fifo_pop(&cpu->intervals);
 }
@@ -223,17 +233,21 @@ static void attribute_event(struct vm_vcpu_follow *follow, struct follow_cpu *cp
 
 	while (vm_fifo_length(&cpu->intervals) >= 2 &&
 			((const struct vm_guest_mode *) vm_fifo_at(&cpu->intervals, 1))->entry <=
-				h + tolerance)
+				h + tolerance) {
 		pop_interval(follow, cpu);
+	}
 	/* Where the host lost events, its interval may be missing (vcpu-attribute.c). */
-	if (vm_loss_windows_near(follow->host_gaps, h, tolerance))
+	if (vm_loss_windows_near(follow->host_gaps, h, tolerance)) {
 		return;
+	}
 	head = vm_fifo_peek(&cpu->intervals);
 	if (!head || head->entry > h + tolerance || head->exit < h - tolerance ||
-			cpu->prev_exit >= h - tolerance)
+			cpu->prev_exit >= h - tolerance) {
 		return;
-	if (cpu->has_current && cpu->current.entry != head->entry)
+	}
+	if (cpu->has_current && cpu->current.entry != head->entry) {
 		close_current(follow, cpu);
+	}
 	if (!cpu->has_current) {
 		cpu->has_current = true;
 		cpu->current = *head;
@@ -252,23 +266,27 @@ static void attribute_cpu(struct vm_vcpu_follow *follow, struct follow_cpu *cpu,
 		int64_t g = *event;
 		int64_t h = vm_sync_prepared_apply(&follow->line_prepared, g);
 
-		if (h > high)
+		if (h > high) {
 			break;
+		}
 		vm_fifo_pop(&cpu->events);
 		/* The host's record of the vCPU: before and after it, guest mode is unknown. */
 		if (h < vm_time_sum(cpu->recorded_from, tolerance) ||
-				(at_end && h > vm_time_sum(cpu->recorded_to, -tolerance)))
+				(at_end && h > vm_time_sum(cpu->recorded_to, -tolerance))) {
 			continue;
+		}
 		attribute_event(follow, cpu, g, h, tolerance);
 	}
 
 	/* Intervals wholly behind the stretch: no event to come is in them. */
 	while (vm_fifo_length(&cpu->intervals) > 0 &&
 			((const struct vm_guest_mode *) vm_fifo_peek(&cpu->intervals))->exit <
-				vm_time_sum(high, -2 * tolerance))
+				vm_time_sum(high, -2 * tolerance)) {
 		pop_interval(follow, cpu);
-	if (cpu->has_current && cpu->current.exit < vm_time_sum(high, -2 * tolerance))
+	}
+	if (cpu->has_current && cpu->current.exit < vm_time_sum(high, -2 * tolerance)) {
 		close_current(follow, cpu);
+	}
 }
 
 static gint compare_constraints(gconstpointer a, gconstpointer b)
@@ -294,10 +312,11 @@ static void feed_ready(struct vm_vcpu_follow *follow, int64_t tolerance,
 		struct follow_cpu *cpu = cpu_at(follow, i);
 		const struct vm_guest_mode *head = vm_fifo_peek(&cpu->intervals);
 
-		if (cpu->has_current)
+		if (cpu->has_current) {
 			safe = MIN(safe, cpu->current.entry);
-		else if (head)
+		} else if (head) {
 			safe = MIN(safe, head->entry);
+		}
 	}
 	g_array_sort(follow->pending, compare_constraints);
 	while (fed < follow->pending->len && vm_vcpu_constraint_host_time(
@@ -313,11 +332,14 @@ static void feed_ready(struct vm_vcpu_follow *follow, int64_t tolerance,
 static void attribute_stretch(struct vm_vcpu_follow *follow, int64_t high, int64_t tolerance,
 		struct vm_sync_online *online, bool at_end)
 {
-	for (guint i = 0; i < follow->cpus->len; i++)
+	for (guint i = 0; i < follow->cpus->len; i++) {
 		attribute_cpu(follow, cpu_at(follow, i), high, tolerance, at_end);
-	if (at_end)
-		for (guint i = 0; i < follow->cpus->len; i++)
+	}
+	if (at_end) {
+		for (guint i = 0; i < follow->cpus->len; i++) {
 			close_current(follow, cpu_at(follow, i));
+		}
+	}
 	follow->edge = high;
 	/* The next stretches look no further back than their tolerance (capped). */
 	vm_loss_windows_drop_before(follow->host_gaps, vm_time_sum(high, -GAPS_KEPT_NS));
@@ -339,8 +361,9 @@ static void seed_run(struct vm_vcpu_follow *follow)
 	if (vm_sync_hull_quality(follow->run) == VM_SYNC_FAIL) {
 		while (from < fed->len && vm_vcpu_constraint_host_time(
 				&g_array_index(fed, struct vm_vcpu_constraint, from)) <
-				vm_time_sum(follow->edge, -STEP_NS))
+				vm_time_sum(follow->edge, -STEP_NS)) {
 			from++;
+		}
 		g_array_remove_range(fed, 0, from);
 	}
 	run_restart_if_failed(follow);
@@ -357,8 +380,9 @@ static void keep_tail(struct vm_vcpu_follow *follow, const struct vm_vcpu_align 
 	gpointer cpu_key;
 
 	g_free(key);
-	if (!candidate || !data)
+	if (!candidate || !data) {
 		return;
+	}
 	vm_loss_windows_add_all(follow->host_gaps, candidate->host_gaps);
 	g_hash_table_iter_init(&it, data->cpus);
 	while (g_hash_table_iter_next(&it, &cpu_key, NULL)) {
@@ -369,10 +393,12 @@ static void keep_tail(struct vm_vcpu_follow *follow, const struct vm_vcpu_align 
 		struct vm_sync_formula inverse = vm_sync_formula_invert(&follow->line);
 		int64_t guest_from = vm_sync_formula_apply(&inverse, from);
 
-		for (guint i = vm_vcpu_lower_bound(events, guest_from); i < events->len; i++)
+		for (guint i = vm_vcpu_lower_bound(events, guest_from); i < events->len; i++) {
 			*(int64_t *) vm_fifo_push(&cpu->events) = g_array_index(events, int64_t, i);
-		if (!intervals || intervals->len == 0)
+		}
+		if (!intervals || intervals->len == 0) {
 			continue;
+		}
 		cpu->recorded_from = g_array_index(intervals, struct vm_guest_mode, 0).entry;
 		for (guint i = 0; i < intervals->len; i++) {
 			const struct vm_guest_mode *interval =
@@ -405,23 +431,26 @@ struct vm_vcpu_follow *vm_vcpu_follow_create(const struct vm_vcpu_align *align,
 	follow->fed_last = INT64_MIN;
 	follow->edge = INT64_MIN;
 	if (constraints) {
-		for (guint i = 0; i < constraints->len; i++)
+		for (guint i = 0; i < constraints->len; i++) {
 			feed(follow, &g_array_index(constraints, struct vm_vcpu_constraint, i),
 				online);
+		}
 	}
 	follow->edge = follow->fed_last;
 	follow->line_at = follow->edge;
 	seed_run(follow);
 	take_run_line(follow);
-	if (follow->edge != INT64_MIN)
+	if (follow->edge != INT64_MIN) {
 		keep_tail(follow, align, guest, fit, vm_time_sum(follow->edge, -KEEP_BEFORE_NS));
+	}
 	return follow;
 }
 
 void vm_vcpu_follow_destroy(struct vm_vcpu_follow *follow)
 {
-	if (!follow)
+	if (!follow) {
 		return;
+	}
 	for (guint i = 0; i < follow->cpus->len; i++) {
 		vm_fifo_fini(&cpu_at(follow, i)->events);
 		vm_fifo_fini(&cpu_at(follow, i)->intervals);
@@ -446,8 +475,9 @@ void vm_vcpu_follow_add_guest_mode(struct vm_vcpu_follow *follow, uint64_t vcpu,
 	/* Out of order (a trace that lost events) or behind what was attributed: of no use. */
 	if (exit_ns < entry_ns || (tail && entry_ns <= tail->exit) ||
 			(cpu->has_current && entry_ns <= cpu->current.exit) ||
-			entry_ns <= cpu->prev_exit)
+			entry_ns <= cpu->prev_exit) {
 		return;
+	}
 	*(struct vm_guest_mode *) vm_fifo_push(&cpu->intervals) =
 		(struct vm_guest_mode) { entry_ns, exit_ns };
 	cpu->recorded_from = MIN(cpu->recorded_from, entry_ns);
@@ -467,8 +497,9 @@ void vm_vcpu_follow_add_guest_event(struct vm_vcpu_follow *follow, uint64_t cpu,
 void vm_vcpu_follow_advance(struct vm_vcpu_follow *follow, int64_t host_known,
 		int64_t guest_known, struct vm_sync_online *online)
 {
-	if (follow->edge == INT64_MIN)
+	if (follow->edge == INT64_MIN) {
 		return;
+	}
 	for (;;) {
 		int64_t high = vm_time_sum(follow->edge, STEP_NS);
 		int64_t tolerance = tolerance_at(follow, high);
@@ -476,8 +507,9 @@ void vm_vcpu_follow_advance(struct vm_vcpu_follow *follow, int64_t host_known,
 		/* Every interval and event the stretch may attribute is known. */
 		if (vm_time_sum(high, 2 * tolerance) > host_known ||
 				vm_time_sum(high, tolerance) >
-					vm_sync_formula_apply(&follow->line, guest_known))
+					vm_sync_formula_apply(&follow->line, guest_known)) {
 			return;
+		}
 		attribute_stretch(follow, high, tolerance, online, false);
 	}
 }
@@ -486,10 +518,12 @@ void vm_vcpu_follow_finish(struct vm_vcpu_follow *follow, struct vm_sync_online 
 {
 	int64_t end = INT64_MIN;
 
-	if (follow->edge == INT64_MIN)
+	if (follow->edge == INT64_MIN) {
 		return;
-	for (guint i = 0; i < follow->cpus->len; i++)
+	}
+	for (guint i = 0; i < follow->cpus->len; i++) {
 		end = MAX(end, cpu_at(follow, i)->recorded_to);
+	}
 	while (follow->edge < end) {
 		int64_t high = vm_time_sum(follow->edge, STEP_NS);
 

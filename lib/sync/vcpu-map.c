@@ -30,8 +30,9 @@ void vm_vcpu_map_init_segments(struct vm_vcpu_map *map,
 {
 	map->pieces = g_array_sized_new(FALSE, FALSE, sizeof(struct vm_vcpu_piece), count);
 	map->cursor = 0;
-	for (unsigned int i = 0; i < count; i++)
+	for (unsigned int i = 0; i < count; i++) {
 		add_piece(map, i == 0 ? INT64_MIN : segments[i].begin, &segments[i].formula);
+	}
 }
 
 void vm_vcpu_map_fini(struct vm_vcpu_map *map)
@@ -53,10 +54,11 @@ static guint piece_index(const struct vm_vcpu_map *map, int64_t t)
 	while (low < high) {
 		guint mid = low + (high - low + 1) / 2;
 
-		if (piece_at(map, mid)->begin <= t)
+		if (piece_at(map, mid)->begin <= t) {
 			low = mid;
-		else
+		} else {
 			high = mid - 1;
+		}
 	}
 	return low;
 }
@@ -70,10 +72,11 @@ int64_t vm_vcpu_map_apply(struct vm_vcpu_map *map, int64_t t)
 			(next < map->pieces->len && piece_at(map, next)->begin <= t))) {
 		if (next < map->pieces->len && piece_at(map, next)->begin <= t &&
 				(next + 1 == map->pieces->len ||
-					piece_at(map, next + 1)->begin > t))
+					piece_at(map, next + 1)->begin > t)) {
 			map->cursor = next;
-		else
+		} else {
 			map->cursor = piece_index(map, t);
+		}
 	}
 	return vm_sync_prepared_apply(&piece_at(map, map->cursor)->prepared, t);
 }
@@ -86,10 +89,11 @@ int64_t vm_vcpu_map_invert(const struct vm_vcpu_map *map, int64_t h)
 	while (low < high) {
 		guint mid = low + (high - low + 1) / 2;
 
-		if (piece_at(map, mid)->host_begin <= h)
+		if (piece_at(map, mid)->host_begin <= h) {
 			low = mid;
-		else
+		} else {
 			high = mid - 1;
+		}
 	}
 	return vm_sync_formula_apply(&piece_at(map, low)->inverse, h);
 }

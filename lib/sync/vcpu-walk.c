@@ -109,12 +109,14 @@ static struct stretch *seed(const struct vm_vcpu_pairing *pairing,
 		vm_vcpu_hull_add(hull, constraints);
 		quality = vm_sync_hull_quality(hull);
 		vm_sync_hull_destroy(hull);
-		if (quality == VM_SYNC_ACCURATE && constraints->len >= VM_VCPU_MIN_CONSTRAINTS)
+		if (quality == VM_SYNC_ACCURATE && constraints->len >= VM_VCPU_MIN_CONSTRAINTS) {
 			return stretch_new(low, high, constraints);
+		}
 		g_array_free(constraints, TRUE);
 		if (quality == VM_SYNC_FAIL || (low <= record_from && high >= record_to) ||
-				window > INT64_MAX / 4)
+				window > INT64_MAX / 4) {
 			return NULL;
+		}
 		window *= 4;
 	}
 }
@@ -151,14 +153,16 @@ static void run_add(struct side *side, const GArray *constraints)
 		 * constraint a little before the last one added: the hull takes
 		 * points in order only.
 		 */
-		if (side->forward ? at < side->last : at > side->last)
+		if (side->forward ? at < side->last : at > side->last) {
 			continue;
+		}
 		side->last = at;
-		if (side->forward)
+		if (side->forward) {
 			vm_sync_hull_add_match(side->run, c->host_to_guest, c->send, c->recv);
-		else
+		} else {
 			/* Mirrored, an entry's bound holds from the other side. */
 			vm_sync_hull_add_match(side->run, !c->host_to_guest, -c->recv, -c->send);
+		}
 	}
 }
 
@@ -203,18 +207,22 @@ static bool run_line(struct side *side, int64_t edge, bool first)
 	int64_t next = vm_time_sum(edge, side->forward ? STEP_NS : -STEP_NS);
 	struct vm_sync_formula line;
 
-	if (quality == VM_SYNC_FAIL)
+	if (quality == VM_SYNC_FAIL) {
 		return false;
-	if (quality != VM_SYNC_ACCURATE)
+	}
+	if (quality != VM_SYNC_ACCURATE) {
 		return true;
+	}
 	line = vm_sync_hull_formula(side->run);
 	/* Mirrored back: t_ref = s t + o there is t_ref = s t - o here. */
-	if (!side->forward)
+	if (!side->forward) {
 		line.offset_ns = -line.offset_ns;
+	}
 	if (!first && (tolerance_at(side, side->run, edge, next) >
 			tolerance_at(side, side->guide, side->line_at, next) ||
-			fabsl(line.slope - side->line.slope) > 1.0L / RATE_CHANGE_DIVISOR))
+			fabsl(line.slope - side->line.slope) > 1.0L / RATE_CHANGE_DIVISOR)) {
 		return true;
+	}
 	side->line = line;
 	vm_sync_hull_destroy(side->guide);
 	side->guide = vm_sync_hull_copy(side->run);
@@ -233,8 +241,9 @@ static bool walk_side(const struct vm_vcpu_pairing *pairing, struct side *side,
 
 	run_start(side, first->constraints);
 	if (!run_line(side, edge, true) ||
-			vm_sync_hull_quality(side->run) != VM_SYNC_ACCURATE)
+			vm_sync_hull_quality(side->run) != VM_SYNC_ACCURATE) {
 		return false;
+	}
 	while (side->forward ? edge < record_to : edge > record_from) {
 		int64_t next = vm_time_sum(edge, side->forward ? STEP_NS : -STEP_NS);
 		GArray *found = attribute_line(pairing, &side->line,
@@ -243,13 +252,15 @@ static bool walk_side(const struct vm_vcpu_pairing *pairing, struct side *side,
 
 		run_add(side, found);
 		/* A change of rate: a new run, from this stretch. */
-		if (vm_sync_hull_quality(side->run) == VM_SYNC_FAIL)
+		if (vm_sync_hull_quality(side->run) == VM_SYNC_FAIL) {
 			run_start(side, found);
+		}
 		g_array_append_vals(side->all, found->data, found->len);
 		g_array_free(found, TRUE);
 		edge = next;
-		if (!run_line(side, edge, false))
+		if (!run_line(side, edge, false)) {
 			return false;
+		}
 	}
 	return true;
 }
@@ -286,8 +297,9 @@ bool vm_vcpu_walk(const struct vm_vcpu_pairing *pairing,
 
 	host_record(pairing, &record_from, &record_to);
 	first = seed(pairing, coarse, record_from, record_to);
-	if (!first)
+	if (!first) {
 		return false;
+	}
 	ahead.all = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
 	behind.all = ahead.all;
 	g_array_append_vals(ahead.all, first->constraints->data, first->constraints->len);

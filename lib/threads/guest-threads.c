@@ -170,7 +170,7 @@ static struct vm_threads_thread_key thread_key(struct vm_threads_machine *m,
 	key.vcpu = t->cpu;
 	vcpu = vm_threads_vcpus_status(vm_threads_machine_vcpus(m), t->cpu);
 	switch (vcpu.mode) {
-	case VM_THREADS_VCPU_UNKNOWN:
+	case VM_VCPU_UNKNOWN:
 		if (vcpu.lost) {
 			/* The host lost events: not the start-of-trace rule. */
 			key.state = VM_THREAD_UNKNOWN;
@@ -179,18 +179,18 @@ static struct vm_threads_thread_key thread_key(struct vm_threads_machine *m,
 		}
 		key.state = VM_THREAD_RUNNING;
 		break;
-	case VM_THREADS_VCPU_GUEST:
+	case VM_VCPU_GUEST:
 		key.state = VM_THREAD_RUNNING;
 		break;
-	case VM_THREADS_VCPU_HYPERVISOR:
+	case VM_VCPU_HYPERVISOR:
 		key.state = VM_THREAD_HYPERVISOR;
 		key.reason = vcpu.reason;
 		key.isa = vcpu.isa;
 		break;
-	case VM_THREADS_VCPU_PREEMPTED:
+	case VM_VCPU_PREEMPTED:
 		key.state = VM_THREAD_PREEMPTED;
 		break;
-	case VM_THREADS_VCPU_BLOCKED:
+	case VM_VCPU_BLOCKED:
 		key.state = VM_THREAD_VCPU_BLOCKED;
 		break;
 	}

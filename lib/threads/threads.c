@@ -9,7 +9,7 @@
 #include "threads/role-gate.h"
 #include "threads/threads.h"
 #include "threads/vcpus.h"
-#include "threads/warn-once.h"
+#include "util/warn-once.h"
 
 struct machine_slot {
 	struct vm_threads *owner;
@@ -48,7 +48,7 @@ struct vm_threads {
 	/* machines lately named by vm:vcpu_state (slots are never removed) */
 	struct machine_slot *guest_cache[GUEST_CACHE_SIZE];
 	unsigned int guest_cache_next;
-	struct vm_threads_warn_once *warned;
+	struct vm_warn_once *warned;
 	/* VM names of vm:vcpu_state events that named no machine when seen */
 	GHashTable *unmatched_vms;
 	/* some kvm or vm:vcpu_state event was seen */
@@ -86,7 +86,7 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 	threads->vcpus = vm_threads_vcpus_create(
 		cb->vcpu_interval ? forward_vcpu_interval : NULL, threads, threads->exits);
 	threads->exit_isa = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
-	threads->warned = vm_threads_warn_once_create();
+	threads->warned = vm_warn_once_create();
 	if (cb->steal_interval)
 		threads->steal = vm_steal_create(cb->steal_interval, cb->data);
 	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -103,7 +103,7 @@ void vm_threads_destroy(struct vm_threads *threads)
 	vm_steal_destroy(threads->steal);
 	vm_threads_exit_stats_destroy(threads->exits);
 	g_hash_table_destroy(threads->exit_isa);
-	vm_threads_warn_once_destroy(threads->warned);
+	vm_warn_once_destroy(threads->warned);
 	g_hash_table_destroy(threads->unmatched_vms);
 	g_free(threads);
 }
@@ -111,7 +111,7 @@ void vm_threads_destroy(struct vm_threads *threads)
 static void warn_once(struct vm_threads *threads, const char *kind, const char *machine,
 		const char *message)
 {
-	if (vm_threads_warn_once_first(threads->warned, kind, machine))
+	if (vm_warn_once_first(threads->warned, kind, machine))
 		threads->cb.warning(kind, machine, message, threads->cb.data);
 }
 
@@ -324,7 +324,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 			"name or vCPU number: such events are ignored");
 		return;
 	}
-	if (!vm_threads_vcpu_mode_from_string(ev->u.vcpu_state.mode, &status.mode)) {
+	if (!vm_vcpu_mode_from_name(ev->u.vcpu_state.mode, &status.mode)) {
 		warn_once(threads, "bad-vcpu-mode", vm, "vm:vcpu_state event with a mode "
 			"other than unknown, guest, hypervisor, preempted or blocked: such "
 			"events are ignored");
@@ -334,7 +334,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 	 * The start of the trace has no vm:vcpu_state event: an explicit
 	 * `unknown` says that filter.vm.state lost track (host losses).
 	 */
-	status.lost = status.mode == VM_THREADS_VCPU_UNKNOWN;
+	status.lost = status.mode == VM_VCPU_UNKNOWN;
 	if (status.reason == VM_FIELD_MISSING)
 		status.reason = -1;
 	if (status.host_tid == VM_FIELD_MISSING)
@@ -352,7 +352,7 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 	if (threads->steal)
 		vm_steal_vcpu_state(threads->steal, guest && guest->steal_vm ? guest->steal_vm :
 			vm_steal_vm_of(threads->steal, vm), ev->ts, ev->u.vcpu_state.vcpu,
-			status.mode == VM_THREADS_VCPU_PREEMPTED, status.host_tid);
+			status.mode == VM_VCPU_PREEMPTED, status.host_tid);
 	if (guest && guest->role != VM_THREADS_ROLE_HOST) {
 		/*
 		 * filter.vm.state applied the host rule: the VM it names is a

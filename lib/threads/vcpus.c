@@ -93,7 +93,7 @@ void vm_threads_vcpus_destroy(struct vm_threads_vcpus *vcpus)
 }
 
 static const struct vm_threads_vcpu_status unknown_status = {
-	.mode = VM_THREADS_VCPU_UNKNOWN, .reason = -1, .host_tid = -1, .pcpu = -1,
+	.mode = VM_VCPU_UNKNOWN, .reason = -1, .host_tid = -1, .pcpu = -1,
 	.isa = 0,
 };
 
@@ -182,7 +182,7 @@ static void emit(struct vm_threads_vcpus *vcpus, const struct vcpu *v,
 	struct vm_vcpu_interval iv = {
 		.machine = v->vm,
 		.vcpu = v->id,
-		.mode = vm_threads_vcpu_mode_name(status->mode),
+		.mode = vm_vcpu_mode_name(status->mode),
 		.begin_ns = begin,
 		.end_ns = end,
 		.host_tid = status->host_tid,
@@ -192,7 +192,7 @@ static void emit(struct vm_threads_vcpus *vcpus, const struct vcpu *v,
 	};
 
 	/* SPEC: no rows for unknown periods. */
-	if (status->mode != VM_THREADS_VCPU_UNKNOWN && vcpus->cb)
+	if (status->mode != VM_VCPU_UNKNOWN && vcpus->cb)
 		vcpus->cb(&iv, vcpus->data);
 }
 
@@ -239,10 +239,10 @@ static void open_current(struct vcpu *v, const struct vm_threads_vcpu_status *st
 static bool opens_exit(const struct vcpu *v, const struct vm_threads_vcpu_status *status)
 {
 	switch (v->current.mode) {
-	case VM_THREADS_VCPU_GUEST:
-	case VM_THREADS_VCPU_UNKNOWN:
+	case VM_VCPU_GUEST:
+	case VM_VCPU_UNKNOWN:
 		return true;
-	case VM_THREADS_VCPU_HYPERVISOR:
+	case VM_VCPU_HYPERVISOR:
 		return !v->exit_open || v->exit_reason != status->reason;
 	default:
 		return v->exit_open && v->exit_reason != status->reason;
@@ -252,20 +252,20 @@ static bool opens_exit(const struct vcpu *v, const struct vm_threads_vcpu_status
 static void track_exit(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t ts,
 		const struct vm_threads_vcpu_status *status, int isa)
 {
-	if (status->mode == VM_THREADS_VCPU_UNKNOWN) {
+	if (status->mode == VM_VCPU_UNKNOWN) {
 		/*
 		 * SPEC, Lost events: the kvm_exit's entry (or the exit itself)
 		 * could not be attributed; an exit open across it is not counted.
 		 */
 		v->exit_open = false;
-	} else if (status->mode == VM_THREADS_VCPU_HYPERVISOR && status->reason >= 0 &&
+	} else if (status->mode == VM_VCPU_HYPERVISOR && status->reason >= 0 &&
 			opens_exit(v, status)) {
 		/* A new kvm_exit; one still open without its kvm_entry is lost. */
 		v->exit_open = true;
 		v->exit_reason = status->reason;
 		v->exit_begin = ts;
 		v->exit_isa = isa;
-	} else if (status->mode == VM_THREADS_VCPU_GUEST && v->exit_open) {
+	} else if (status->mode == VM_VCPU_GUEST && v->exit_open) {
 		if (vcpus->exits)
 			vm_threads_exit_stats_add(vcpus->exits, v->vm, v->id, v->exit_reason,
 				v->exit_isa, vm_time_span(ts, v->exit_begin));
@@ -282,7 +282,7 @@ void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus,
 
 	track_exit(vcpus, v, ts, status, isa);
 	next.isa = 0;
-	if (next.mode != VM_THREADS_VCPU_HYPERVISOR)
+	if (next.mode != VM_VCPU_HYPERVISOR)
 		next.reason = -1;
 	else if (next.reason < 0 && v->exit_open)
 		next.reason = v->exit_reason;

@@ -11,11 +11,11 @@
 #include <stdint.h>
 
 #include "threads/exit-stats.h"
-#include "threads/vcpu-mode.h"
+#include "vcpu/mode.h"
 #include "writers/writer.h"
 
 struct vm_threads_vcpu_status {
-	enum vm_threads_vcpu_mode mode;
+	enum vm_vcpu_mode mode;
 	int64_t reason;     /* exit reason while in hypervisor mode, else -1 */
 	int64_t host_tid;   /* -1 unknown */
 	int64_t pcpu;       /* -1 when not on a host CPU */

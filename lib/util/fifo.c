@@ -16,8 +16,9 @@ void vm_fifo_init(struct vm_fifo *fifo, size_t element_size)
 
 void vm_fifo_fini(struct vm_fifo *fifo)
 {
-	if (fifo->slots)
+	if (fifo->slots) {
 		g_array_free(fifo->slots, TRUE);
+	}
 	fifo->slots = NULL;
 	fifo->count = 0;
 }
@@ -35,8 +36,9 @@ void vm_fifo_grow(struct vm_fifo *fifo)
 	 * follow its end: the ring is full when it grows, so the new half has
 	 * room for them.
 	 */
-	if (wrapped > 0)
+	if (wrapped > 0) {
 		memcpy(fifo->slots->data + old_capacity * fifo->element_size,
 			fifo->slots->data, wrapped * fifo->element_size);
+	}
 	fifo->mask = capacity - 1;
 }

@@ -51,8 +51,9 @@ static inline void *vm_fifo_at(const struct vm_fifo *fifo, size_t i)
 /* The slot of a new newest element, for the caller to fill. */
 static inline void *vm_fifo_push(struct vm_fifo *fifo)
 {
-	if (fifo->count == fifo->slots->len)
+	if (fifo->count == fifo->slots->len) {
 		vm_fifo_grow(fifo);
+	}
 	return vm_fifo_at(fifo, fifo->count++);
 }
 

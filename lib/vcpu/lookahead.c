@@ -17,8 +17,9 @@
 
 void held_input_free(struct held_input *input)
 {
-	if (input->more_changes)
+	if (input->more_changes) {
 		g_array_free(input->more_changes, TRUE);
+	}
 	g_free(input);
 }
 
@@ -26,8 +27,9 @@ struct held_input *held_input_new(struct vm_vcpu_tracker *tracker)
 {
 	struct held_input *input;
 
-	if (!tracker->spare)
+	if (!tracker->spare) {
 		return g_new0(struct held_input, 1);
+	}
 	/*
 	 * Not zeroed whole: the event and the changes are a few hundred bytes
 	 * that only has_event and change_count make readable.
@@ -86,8 +88,9 @@ static uint64_t unmapped_barrier(struct vm_vcpu_tracker *tracker)
 	gpointer value;
 
 	/* The usual case, once the vCPU threads are known: nothing to do. */
-	if (g_hash_table_size(tracker->unmapped) == 0)
+	if (g_hash_table_size(tracker->unmapped) == 0) {
 		return barrier;
+	}
 	g_hash_table_iter_init(&iter, tracker->unmapped);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		struct vcpu_thread *thread = value;
@@ -122,8 +125,9 @@ static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
 	gpointer key;
 
 	cache->has_oldest = false;
-	if (g_hash_table_size(tracker->recent_switch_ins) == 0)
+	if (g_hash_table_size(tracker->recent_switch_ins) == 0) {
 		return barrier;
+	}
 	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
 	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		struct machine_cpu *cpu = key;
@@ -145,8 +149,9 @@ static uint64_t compute_switch_in_barrier(struct vm_vcpu_tracker *tracker,
 			continue;
 		}
 		barrier = min_seq(barrier, cpu->switch_in_seq);
-		if (!cache->has_oldest || cpu->switch_in_ts < cache->oldest_ts)
+		if (!cache->has_oldest || cpu->switch_in_ts < cache->oldest_ts) {
 			cache->oldest_ts = cpu->switch_in_ts;
+		}
 		cache->has_oldest = true;
 	}
 	return barrier;
@@ -171,8 +176,9 @@ static uint64_t switch_in_barrier(struct vm_vcpu_tracker *tracker)
 
 	if (cache->valid && cache->host == host && (!cache->has_oldest ||
 			!vm_time_span_exceeds(tracker->newest_ts, cache->oldest_ts,
-				tracker->limits.switch_in_grace_ns)))
+				tracker->limits.switch_in_grace_ns))) {
 		return cache->barrier;
+	}
 	cache->barrier = compute_switch_in_barrier(tracker, host);
 	cache->host = host;
 	cache->valid = true;
@@ -190,11 +196,13 @@ void lookahead_switch_in_watched(struct vm_vcpu_tracker *tracker,
 	 * pass every test of compute_switch_in_barrier(), and it changes no
 	 * other entry's.
 	 */
-	if (!cache->valid)
+	if (!cache->valid) {
 		return;
+	}
 	cache->barrier = min_seq(cache->barrier, cpu->switch_in_seq);
-	if (!cache->has_oldest || cpu->switch_in_ts < cache->oldest_ts)
+	if (!cache->has_oldest || cpu->switch_in_ts < cache->oldest_ts) {
 		cache->oldest_ts = cpu->switch_in_ts;
+	}
 	cache->has_oldest = true;
 }
 
@@ -233,15 +241,17 @@ static uint64_t parked_barrier(struct vm_vcpu_tracker *tracker)
 	GHashTableIter iter;
 	gpointer value;
 
-	if (tracker->parked_count == 0)
+	if (tracker->parked_count == 0) {
 		return barrier;
+	}
 	g_hash_table_iter_init(&iter, tracker->cpus);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		const struct machine_cpu *cpu = value;
 		const struct held_input *oldest = g_queue_peek_head(cpu->parked);
 
-		if (oldest)
+		if (oldest) {
 			barrier = min_seq(barrier, oldest->seq);
+		}
 	}
 	return barrier;
 }
@@ -257,8 +267,9 @@ static uint64_t loss_barrier(struct vm_vcpu_tracker *tracker)
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		const struct machine_cpu *cpu = value;
 
-		if (cpu->loss_input)
+		if (cpu->loss_input) {
 			barrier = min_seq(barrier, cpu->loss_seq);
+		}
 	}
 	return barrier;
 }
@@ -272,12 +283,15 @@ static uint64_t hold_barrier(struct vm_vcpu_tracker *tracker)
 	/* The other two are usually empty: skip their calls then. */
 	uint64_t barrier = switch_in_barrier(tracker);
 
-	if (tracker->parked_count > 0)
+	if (tracker->parked_count > 0) {
 		barrier = min_seq(barrier, parked_barrier(tracker));
-	if (g_hash_table_size(tracker->unmapped) > 0)
+	}
+	if (g_hash_table_size(tracker->unmapped) > 0) {
 		barrier = min_seq(barrier, unmapped_barrier(tracker));
-	if (tracker->loss_pins > 0)
+	}
+	if (tracker->loss_pins > 0) {
 		barrier = min_seq(barrier, loss_barrier(tracker));
+	}
 	return barrier;
 }
 
@@ -285,37 +299,41 @@ static bool limit_exceeded(const struct vm_vcpu_tracker *tracker)
 {
 	const struct held_input *head = held_ring_peek(&tracker->held);
 
-	if (held_ring_length(&tracker->held) > tracker->limits.max_events)
+	if (held_ring_length(&tracker->held) > tracker->limits.max_events) {
 		return true;
+	}
 	return head->ts != INT64_MIN &&
 		vm_time_span_exceeds(tracker->newest_ts, head->ts,
 			tracker->limits.window_ns);
 }
 
 /*
- * No host: said once, after a window of trace time without one (or at the
- * end). Nothing is held for it: a vCPU thread's first events are caught by
- * the switch-in grace and the other holds.
+ * No host: said once, at the end of the input, the only time it is certain
+ * (a host's kvm events can start at any time, e.g. when its first guest
+ * starts). Nothing is held for it: a vCPU thread's first events are caught
+ * by the switch-in grace and the other holds.
  */
-static void report_no_host(struct vm_vcpu_tracker *tracker, const char *when)
+static void report_no_host(struct vm_vcpu_tracker *tracker)
 {
 	GHashTableIter iter;
 	gpointer key;
 
-	if (tracker->no_host_reported || host_known(tracker))
+	if (tracker->no_host_reported || host_known(tracker)) {
 		return;
+	}
 	tracker->no_host_reported = true;
 	g_hash_table_iter_init(&iter, tracker->machines.table);
-	while (g_hash_table_iter_next(&iter, &key, NULL))
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_HOST, GPOINTER_TO_UINT(key),
-			"No host found %s: no machine has the hypervisor events "
+			"No host found in the whole input: no machine has the hypervisor events "
 			"that model `%s` recognizes, so no vCPU mode is computed. "
 			"If this machine is a guest, give the host's trace too, "
 			"recorded with the hypervisor's events enabled (for KVM "
 			"kvm_x86_entry and kvm_x86_exit; see doc/tracing.md, "
 			"installed in " VM_DOC_DIR "; `lttng list -k | grep "
 			"kvm_x86` shows whether the tracer has them).",
-			when, tracker->model->cls->name);
+			tracker->model->cls->name);
+	}
 }
 
 static void give_up_parked(struct vm_vcpu_tracker *tracker)
@@ -327,8 +345,9 @@ static void give_up_parked(struct vm_vcpu_tracker *tracker)
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		struct machine_cpu *cpu = value;
 
-		if (!g_queue_is_empty(cpu->parked))
+		if (!g_queue_is_empty(cpu->parked)) {
 			state_drop_parked(tracker, cpu);
+		}
 	}
 }
 
@@ -346,8 +365,9 @@ static unsigned int count_without_vm(struct vm_vcpu_tracker *tracker)
 		bool tentative;
 
 		if (model->cls->vm_of_thread(model->data, thread->tid,
-				&tentative) == VM_MODEL_UNKNOWN)
+				&tentative) == VM_MODEL_UNKNOWN) {
 			count++;
+		}
 	}
 	return count;
 }
@@ -361,11 +381,13 @@ static void give_up_unmapped(struct vm_vcpu_tracker *tracker)
 	gpointer value;
 
 	g_hash_table_iter_init(&iter, tracker->unmapped);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		((struct vcpu_thread *) value)->awaiting_vm = false;
+	}
 	g_hash_table_remove_all(tracker->unmapped);
-	if (without_vm == 0)
+	if (without_vm == 0) {
 		return;
+	}
 	vcpu_warn(tracker, VM_VCPU_WARN_LOOKAHEAD_LIMIT, (unsigned int) host,
 		"Stopped waiting for the VM of %u vCPU thread(s) after %" PRId64
 		" ns or %" PRIu64 " events of look-ahead; their modes are "
@@ -381,8 +403,9 @@ static void forget_switch_ins(struct vm_vcpu_tracker *tracker)
 	gpointer key;
 
 	g_hash_table_iter_init(&iter, tracker->recent_switch_ins);
-	while (g_hash_table_iter_next(&iter, &key, NULL))
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		((struct machine_cpu *) key)->watched = false;
+	}
 	g_hash_table_remove_all(tracker->recent_switch_ins);
 	switch_in_cache_invalidate(tracker);
 }
@@ -394,16 +417,19 @@ static void give_up_losses(struct vm_vcpu_tracker *tracker)
 	gpointer value;
 
 	g_hash_table_iter_init(&iter, tracker->cpus);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		state_unpin_loss(tracker, value);
+	}
 }
 
 static void give_up(struct vm_vcpu_tracker *tracker)
 {
-	if (tracker->loss_pins > 0)
+	if (tracker->loss_pins > 0) {
 		give_up_losses(tracker);
-	if (tracker->parked_count > 0)
+	}
+	if (tracker->parked_count > 0) {
 		give_up_parked(tracker);
+	}
 	give_up_unmapped(tracker);
 	forget_switch_ins(tracker);
 }
@@ -414,8 +440,9 @@ static void release_head(struct vm_vcpu_tracker *tracker)
 	unsigned int i;
 
 	tracker->callbacks.release(tracker->user, input->cookie);
-	for (i = 0; i < input->change_count; i++)
+	for (i = 0; i < input->change_count; i++) {
 		report_change(tracker, input->ts, held_input_change(input, i));
+	}
 	held_input_release(tracker, input);
 }
 
@@ -424,30 +451,28 @@ void lookahead_release_ready(struct vm_vcpu_tracker *tracker, bool everything)
 	uint64_t barrier;
 
 	if (everything) {
-		report_no_host(tracker, "in the whole input");
+		report_no_host(tracker);
 		give_up_parked(tracker);
-		if (tracker->loss_pins > 0)
+		if (tracker->loss_pins > 0) {
 			give_up_losses(tracker);
+		}
 		/* Releases switch-ins younger than the barrier. */
 		switch_in_cache_invalidate(tracker);
-	} else if (!tracker->no_host_reported && tracker->first_ts != INT64_MIN &&
-			vm_time_span_exceeds(tracker->newest_ts, tracker->first_ts,
-				tracker->limits.window_ns) &&
-			!host_known(tracker)) {
-		report_no_host(tracker, "within the look-ahead window");
 	}
 	barrier = everything ? UINT64_MAX : hold_barrier(tracker);
 	while (held_ring_length(&tracker->held) > 0) {
 		const struct held_input *head = held_ring_peek(&tracker->held);
 
 		if (head->seq >= barrier) {
-			if (!limit_exceeded(tracker))
+			if (!limit_exceeded(tracker)) {
 				break;
+			}
 			/* Past the limits, stop waiting for what is missing. */
 			give_up(tracker);
 			barrier = hold_barrier(tracker);
-			if (head->seq >= barrier)
+			if (head->seq >= barrier) {
 				barrier = head->seq + 1;
+			}
 		}
 		release_head(tracker);
 	}

@@ -12,22 +12,46 @@ static const char *const mode_names[] = {
 
 const char *vm_vcpu_mode_name(enum vm_vcpu_mode mode)
 {
-	if ((unsigned int) mode >= sizeof(mode_names) / sizeof(mode_names[0]))
+	if ((unsigned int) mode >= sizeof(mode_names) / sizeof(mode_names[0])) {
 		return "unknown";
+	}
 	return mode_names[mode];
 }
 
+/*
+ * One per vm:vcpu_state event that sink.vm.threads reads: the first letter
+ * tells the only candidate (the five names start differently), one
+ * strcmp() checks it.
+ */
 bool vm_vcpu_mode_from_name(const char *name, enum vm_vcpu_mode *mode)
 {
-	unsigned int i;
+	enum vm_vcpu_mode candidate;
 
-	if (!name)
+	if (!name) {
 		return false;
-	for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++) {
-		if (strcmp(mode_names[i], name) == 0) {
-			*mode = (enum vm_vcpu_mode) i;
-			return true;
-		}
 	}
-	return false;
+	switch (name[0]) {
+	case 'u':
+		candidate = VM_VCPU_UNKNOWN;
+		break;
+	case 'g':
+		candidate = VM_VCPU_GUEST;
+		break;
+	case 'h':
+		candidate = VM_VCPU_HYPERVISOR;
+		break;
+	case 'p':
+		candidate = VM_VCPU_PREEMPTED;
+		break;
+	case 'b':
+		candidate = VM_VCPU_BLOCKED;
+		break;
+	default:
+		return false;
+	}
+	if (strcmp(name, mode_names[candidate]) != 0) {
+		return false;
+	}
+	*mode = candidate;
+	return true;
 }

@@ -84,13 +84,15 @@ static void leave_reported_vcpu(struct vm_vcpu_tracker *tracker,
 		struct vcpu_thread *thread, int64_t ts)
 {
 	if (owner_of(tracker, thread->reported_vm, thread->reported_vcpu_id) !=
-			thread->tid)
+			thread->tid) {
 		return;
+	}
 	clear_owner(tracker, thread->reported_vm, thread->reported_vcpu_id);
-	if (thread->reported_mode != VM_VCPU_UNKNOWN)
+	if (thread->reported_mode != VM_VCPU_UNKNOWN) {
 		call_back(tracker, ts, thread->reported_vm,
 			thread->reported_vcpu_id, VM_VCPU_UNKNOWN, thread->tid,
 			-1, -1);
+	}
 }
 
 static void warn_moved_to_vm(struct vm_vcpu_tracker *tracker,
@@ -120,13 +122,15 @@ static bool claim(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread,
 	int64_t owner = owner_of(tracker, vm, change->vcpu_id);
 	struct vcpu_thread *previous;
 
-	if (owner == thread->tid)
+	if (owner == thread->tid) {
 		return true;
+	}
 	if (owner >= 0) {
 		char *name;
 
-		if (!change->takes_over)
+		if (!change->takes_over) {
 			return false;
+		}
 		name = vcpu_machine_name(tracker, vm);
 		vcpu_warn(tracker, VM_VCPU_WARN_MIGRATION,
 			(unsigned int) model->cls->host(model->data),
@@ -136,8 +140,9 @@ static bool claim(struct vm_vcpu_tracker *tracker, struct vcpu_thread *thread,
 			change->vcpu_id, name, owner, thread->tid);
 		g_free(name);
 		previous = vcpu_thread_find(tracker, owner);
-		if (previous)
+		if (previous) {
 			previous->reported = false;
+		}
 	}
 	set_owner(tracker, vm, change->vcpu_id, thread->tid);
 	return true;
@@ -154,8 +159,9 @@ static char *unidentified_text(struct vm_vcpu_tracker *tracker)
 	GString *text;
 	unsigned int processes;
 
-	if (!model->cls->unidentified)
+	if (!model->cls->unidentified) {
 		return g_strdup("");
+	}
 	guests = g_array_new(FALSE, FALSE, sizeof(unsigned int));
 	processes = model->cls->unidentified(model->data, guests);
 	if (guests->len == 0) {
@@ -175,16 +181,17 @@ static char *unidentified_text(struct vm_vcpu_tracker *tracker)
 	g_string_append_printf(text, " (no vmsync event names %s QEMU process, "
 		"nor a `vm-pids` entry, nor a `vm_host_pid` from filter.vm.correlate; ",
 		guests->len == 1 ? "its" : "their");
-	if (guests->len == 1 && processes == 1)
+	if (guests->len == 1 && processes == 1) {
 		/* What keeps the elimination rule from pairing the two left. */
 		g_string_append(text, "its own `vm_host_pid` names a process that "
 			"`vm-pids` gives to another guest, so the one process left is not "
 			"taken for it).");
-	else
+	} else {
 		g_string_append_printf(text, "%u host process%s with vCPU threads %s "
 			"left for %s, so elimination cannot tell which runs which).",
 			processes, processes == 1 ? "" : "es", processes == 1 ? "is" : "are",
 			guests->len == 1 ? "it" : "them");
+	}
 	g_array_free(guests, TRUE);
 	return g_string_free(text, FALSE);
 }
@@ -197,8 +204,9 @@ static void warn_no_vm(struct vm_vcpu_tracker *tracker, int64_t tid)
 	char *unidentified;
 
 	/* Asked for each change of the thread: the text is made once. */
-	if (vcpu_warned(tracker, VM_VCPU_WARN_NO_VM, host))
+	if (vcpu_warned(tracker, VM_VCPU_WARN_NO_VM, host)) {
 		return;
+	}
 	unidentified = unidentified_text(tracker);
 	vcpu_warn(tracker, VM_VCPU_WARN_NO_VM, host,
 		"Host thread %" PRId64 " runs a vCPU of a VM that no "
@@ -218,14 +226,15 @@ static int64_t vm_of_change(struct vm_vcpu_tracker *tracker,
 	int64_t vm = model->cls->vm_of_thread(model->data, change->tid,
 		&tentative);
 
-	if (vm == VM_MODEL_UNKNOWN)
+	if (vm == VM_MODEL_UNKNOWN) {
 		warn_no_vm(tracker, change->tid);
-	else if (change->vcpu_id < 0)
+	} else if (change->vcpu_id < 0) {
 		vcpu_warn(tracker, VM_VCPU_WARN_NO_VM,
 			(unsigned int) model->cls->host(model->data),
 			"Host thread %" PRId64 " runs a vCPU whose number no "
 			"kvm entry or exit of it gives: its modes are not "
 			"reported.", change->tid);
+	}
 	return change->vcpu_id < 0 ? VM_MODEL_UNKNOWN : vm;
 }
 
@@ -238,22 +247,27 @@ void report_change(struct vm_vcpu_tracker *tracker, int64_t ts,
 	int64_t vm;
 
 	/* Recorded before the thread's first entry told its vCPU number. */
-	if (resolved.vcpu_id < 0)
+	if (resolved.vcpu_id < 0) {
 		resolved.vcpu_id = thread->first_vcpu_id;
+	}
 	vm = vm_of_change(tracker, change);
-	if (vm == VM_MODEL_UNKNOWN)
+	if (vm == VM_MODEL_UNKNOWN) {
 		return;
+	}
 	if (thread->reported && (thread->reported_vm != vm ||
 			thread->reported_vcpu_id != change->vcpu_id)) {
-		if (thread->reported_vm != vm)
+		if (thread->reported_vm != vm) {
 			warn_moved_to_vm(tracker, thread, (unsigned int) vm);
+		}
 		leave_reported_vcpu(tracker, thread, ts);
 		thread->reported = false;
 	}
-	if (!claim(tracker, thread, (unsigned int) vm, change))
+	if (!claim(tracker, thread, (unsigned int) vm, change)) {
 		return;
-	if (change->ends)
+	}
+	if (change->ends) {
 		clear_owner(tracker, (unsigned int) vm, change->vcpu_id);
+	}
 	call_back(tracker, ts, (unsigned int) vm, change->vcpu_id, change->mode,
 		change->tid, change->pcpu, change->exit_reason);
 	thread->reported = !change->ends;

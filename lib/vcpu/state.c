@@ -52,8 +52,9 @@ static struct machine_cpu *get_cpu(struct vm_vcpu_tracker *tracker,
 	struct machine_cpu **slot = &tracker->cpu_cache[
 		((uint64_t) cpu_id + machine * 17u) % CPU_CACHE_SIZE];
 
-	if (!*slot || (*slot)->key != key)
+	if (!*slot || (*slot)->key != key) {
 		*slot = get_cpu_slow(tracker, key, cpu_id);
+	}
 	return *slot;
 }
 
@@ -107,8 +108,9 @@ static void record_change(struct held_input *at, struct vcpu_thread *thread,
 		.ends = ends,
 	};
 
-	if (thread->awaiting_vm && at->seq < thread->hold_from_seq)
+	if (thread->awaiting_vm && at->seq < thread->hold_from_seq) {
 		thread->hold_from_seq = at->seq;
+	}
 	if (!thread->last_change || at->seq >= thread->last_change_seq) {
 		thread->last_change = at;
 		thread->last_change_seq = at->seq;
@@ -122,8 +124,9 @@ static void set_mode(struct held_input *at, struct vcpu_thread *thread,
 {
 	if (thread->mode == mode && thread->pcpu == pcpu &&
 			thread->exit_reason == exit_reason &&
-			thread->recorded_vcpu_id == thread->vcpu_id)
+			thread->recorded_vcpu_id == thread->vcpu_id) {
 		return;
+	}
 	thread->mode = mode;
 	thread->pcpu = pcpu;
 	thread->exit_reason = exit_reason;
@@ -171,8 +174,9 @@ static void backdate_switch_in(struct vm_vcpu_tracker *tracker,
 		struct vcpu_thread *thread, const struct machine_cpu *cpu)
 {
 	if (!cpu->switch_in || cpu->current_tid != thread->tid ||
-			!lookahead_holds(tracker, cpu->switch_in_seq))
+			!lookahead_holds(tracker, cpu->switch_in_seq)) {
 		return;
+	}
 	set_mode(cpu->switch_in, thread, VM_VCPU_HYPERVISOR, cpu->cpu, -1, false);
 }
 
@@ -200,8 +204,9 @@ static void set_vcpu_id(struct vm_vcpu_tracker *tracker,
 		const struct held_input *input, struct vcpu_thread *thread,
 		int64_t vcpu_id)
 {
-	if (vcpu_id < 0 || vcpu_id == thread->vcpu_id)
+	if (vcpu_id < 0 || vcpu_id == thread->vcpu_id) {
 		return;
+	}
 	if (thread->vcpu_id < 0) {
 		/* Its changes recorded so far are this vCPU's. */
 		thread->first_vcpu_id = vcpu_id;
@@ -226,8 +231,9 @@ static void enter_guest(struct vm_vcpu_tracker *tracker,
 	 * little; with one that is no number yet (model/vcpu-numbers.h), the
 	 * thread's next exit tells it.
 	 */
-	if (!thread && transition->fields_missing)
+	if (!thread && transition->fields_missing) {
 		return;
+	}
 	thread = vcpu_thread_of(tracker, tid, cpu);
 	set_vcpu_id(tracker, input, thread, transition->vcpu_id);
 	set_mode(input, thread, VM_VCPU_GUEST, cpu->cpu, -1, true);
@@ -263,7 +269,7 @@ static void warn_identity(struct vm_vcpu_tracker *tracker,
 		const struct vm_event *event, int64_t tid,
 		const struct vm_model_transition *transition)
 {
-	if (transition->note == VM_MODEL_IDENTITY_ENTRY_ID_IGNORED)
+	if (transition->note == VM_MODEL_IDENTITY_ENTRY_ID_IGNORED) {
 		vcpu_warn(tracker, VM_VCPU_WARN_ENTRY_ID, event->machine,
 			"The kvm entries of host thread %" PRId64 " give vcpu_id %"
 			PRId64 " where its kvm exits give vCPU %" PRId64 ": the "
@@ -272,7 +278,7 @@ static void warn_identity(struct vm_vcpu_tracker *tracker,
 			"kvm_x86_entry probe records the low half of the vCPU's "
 			"`struct kvm_vcpu` pointer in `vcpu_id`.", tid,
 			transition->note_values[0], transition->note_values[1]);
-	else if (transition->note == VM_MODEL_IDENTITY_NUMBERED_BY_ORDER)
+	} else if (transition->note == VM_MODEL_IDENTITY_NUMBERED_BY_ORDER) {
 		vcpu_warn(tracker, VM_VCPU_WARN_NUMBERED_BY_ORDER, event->machine,
 			"No event gives the vCPU number of host thread %" PRId64
 			" (its kvm entries' vcpu_id, such as %" PRId64 ", is no "
@@ -283,6 +289,7 @@ static void warn_identity(struct vm_vcpu_tracker *tracker,
 			"dump (it names QEMU's vCPU threads), or use lttng-modules "
 			">= 2.13 on Linux >= 5.10, whose kvm_x86_exit carries the "
 			"vCPU number.", tid, transition->note_values[1]);
+	}
 }
 
 /* An input whose emitting thread (`tid`) is known. */
@@ -294,26 +301,30 @@ static void process_with_thread(struct vm_vcpu_tracker *tracker,
 	struct vm_model_transition transition;
 
 	learn(tracker, &input->event, tid);
-	if (tid < 0)
+	if (tid < 0) {
 		return;
+	}
 	model->cls->transition(model->data, &input->event, tid, &transition);
 	/*
 	 * Hypervisor events of another machine (nested virtualization, stray
 	 * events) are not analyzed: the component that applies the host rule
 	 * (model/host-rule.h) says so once, with the counts of every machine.
 	 */
-	if (!is_host(tracker, input->event.machine))
+	if (!is_host(tracker, input->event.machine)) {
 		return;
+	}
 	warn_identity(tracker, &input->event, tid, &transition);
-	if (transition.fields_missing)
+	if (transition.fields_missing) {
 		warn_missing(tracker, &input->event,
 			transition.kind == VM_MODEL_TRANSITION_ENTER_GUEST ?
 			"the vCPU number (kvm entry without vcpu_id)" :
 			"the exit reason (kvm exit without exit_reason)");
-	if (transition.kind == VM_MODEL_TRANSITION_ENTER_GUEST)
+	}
+	if (transition.kind == VM_MODEL_TRANSITION_ENTER_GUEST) {
 		enter_guest(tracker, input, cpu, tid, &transition);
-	else if (transition.kind == VM_MODEL_TRANSITION_EXIT_GUEST)
+	} else if (transition.kind == VM_MODEL_TRANSITION_EXIT_GUEST) {
 		exit_guest(tracker, input, cpu, tid, &transition);
+	}
 }
 
 static void switch_out(struct vm_vcpu_tracker *tracker, struct held_input *input,
@@ -322,14 +333,16 @@ static void switch_out(struct vm_vcpu_tracker *tracker, struct held_input *input
 	struct vcpu_thread *thread = find_thread(tracker, tid);
 	enum vm_vcpu_mode mode;
 
-	if (!thread || thread->ended)
+	if (!thread || thread->ended) {
 		return;
-	if (prev_state == VM_FIELD_MISSING)
+	}
+	if (prev_state == VM_FIELD_MISSING) {
 		mode = VM_VCPU_UNKNOWN;
-	else if (vm_prev_state_is_runnable(prev_state))
+	} else if (vm_prev_state_is_runnable(prev_state)) {
 		mode = VM_VCPU_PREEMPTED;
-	else
+	} else {
 		mode = VM_VCPU_BLOCKED;
+	}
 	set_mode(input, thread, mode, -1, thread->exit_reason, false);
 }
 
@@ -338,8 +351,9 @@ static void switch_in(struct vm_vcpu_tracker *tracker, struct held_input *input,
 {
 	struct vcpu_thread *thread = find_thread(tracker, tid);
 
-	if (!thread || thread->ended)
+	if (!thread || thread->ended) {
 		return;
+	}
 	set_mode(input, thread, VM_VCPU_HYPERVISOR, cpu->cpu,
 		thread->exit_reason, false);
 }
@@ -357,10 +371,12 @@ static void watch_switch_in(struct vm_vcpu_tracker *tracker,
 	int64_t host = model->cls->host(model->data);
 	const struct vcpu_thread *thread = find_thread(tracker, cpu->current_tid);
 
-	if (cpu->current_tid <= 0 || (thread && !thread->ended))
+	if (cpu->current_tid <= 0 || (thread && !thread->ended)) {
 		return;
-	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine)
+	}
+	if (host != VM_MODEL_UNKNOWN && host != (int64_t) machine) {
 		return;
+	}
 	g_hash_table_add(tracker->recent_switch_ins, cpu);
 	cpu->watched = true;
 	lookahead_switch_in_watched(tracker, cpu);
@@ -384,8 +400,9 @@ static void process_parked(struct vm_vcpu_tracker *tracker,
  */
 static void lose_track(struct held_input *at, struct vcpu_thread *thread)
 {
-	if (!thread || thread->ended)
+	if (!thread || thread->ended) {
 		return;
+	}
 	set_mode(at, thread, VM_VCPU_UNKNOWN, -1, -1, false);
 }
 
@@ -401,8 +418,9 @@ static void contradicted(struct vm_vcpu_tracker *tracker,
 {
 	unsigned int machine = input->event.machine;
 
-	if (!is_host(tracker, machine))
+	if (!is_host(tracker, machine)) {
 		return;
+	}
 	vcpu_warn(tracker, VM_VCPU_WARN_CONTRADICTION, machine,
 		"A sched_switch on CPU %" PRId64 " at %" PRId64 " ns switches "
 		"out thread %" PRId64 ", but thread %" PRId64 " was believed to "
@@ -411,15 +429,17 @@ static void contradicted(struct vm_vcpu_tracker *tracker,
 		"the thread believed current, if any, is unknown until its "
 		"thread is seen again.", cpu->cpu, input->event.ts, prev_tid,
 		cpu->current_tid);
-	if (cpu->current_tid > 0 && cpu->current_tid != next_tid)
+	if (cpu->current_tid > 0 && cpu->current_tid != next_tid) {
 		lose_track(input, find_thread(tracker, cpu->current_tid));
+	}
 }
 
 /* The CPU no longer watches its switch-in (see watch_switch_in()). */
 static void unwatch(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu)
 {
-	if (!cpu->watched)
+	if (!cpu->watched) {
 		return;
+	}
 	cpu->watched = false;
 	g_hash_table_remove(tracker->recent_switch_ins, cpu);
 	switch_in_cache_invalidate(tracker);
@@ -446,12 +466,14 @@ static void process_loss(struct vm_vcpu_tracker *tracker, struct held_input *inp
 	}
 	cpu = get_cpu(tracker, event->machine, event->cpu);
 	if (cpu->current_known && cpu->current_tid > 0 &&
-			is_host(tracker, event->machine))
+			is_host(tracker, event->machine)) {
 		lose_track(input, find_thread(tracker, cpu->current_tid));
+	}
 	/* A second loss before the next switch: the first one's start stays. */
 	if (!cpu->loss_input || !lookahead_holds(tracker, cpu->loss_seq)) {
-		if (!cpu->loss_input)
+		if (!cpu->loss_input) {
 			tracker->loss_pins++;
+		}
 		cpu->loss_input = input;
 		cpu->loss_seq = input->seq;
 		cpu->loss_tid = cpu->current_known ? cpu->current_tid : -1;
@@ -465,8 +487,9 @@ static void process_loss(struct vm_vcpu_tracker *tracker, struct held_input *inp
 
 void state_unpin_loss(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu)
 {
-	if (!cpu->loss_input)
+	if (!cpu->loss_input) {
 		return;
+	}
 	cpu->loss_input = NULL;
 	tracker->loss_pins--;
 }
@@ -499,16 +522,19 @@ static void resolve_loss(struct vm_vcpu_tracker *tracker, struct held_input *inp
 	}
 	state_unpin_loss(tracker, cpu);
 	if (prev_tid <= 0 || prev_tid == loss_tid ||
-			!is_host(tracker, input->event.machine))
+			!is_host(tracker, input->event.machine)) {
 		return;
+	}
 	thread = find_thread(tracker, prev_tid);
-	if (!thread || thread->ended)
+	if (!thread || thread->ended) {
 		return;
-	if (!at)
+	}
+	if (!at) {
 		at = input;
-	else if (thread->last_change && thread->last_change_seq > at->seq &&
-			lookahead_holds(tracker, thread->last_change_seq))
+	} else if (thread->last_change && thread->last_change_seq > at->seq &&
+			lookahead_holds(tracker, thread->last_change_seq)) {
 		at = thread->last_change;
+	}
 	lose_track(at, thread);
 }
 
@@ -527,11 +553,13 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 			"the CPU or the thread ids of a sched_switch");
 		return;
 	}
-	if (event->u.sched_switch.prev_state == VM_FIELD_MISSING)
+	if (event->u.sched_switch.prev_state == VM_FIELD_MISSING) {
 		warn_missing(tracker, event, "prev_state in sched_switch");
+	}
 	cpu = get_cpu(tracker, event->machine, event->cpu);
-	if (cpu->lost)
+	if (cpu->lost) {
 		resolve_loss(tracker, input, cpu, event->u.sched_switch.prev_tid);
+	}
 	if (!cpu->current_known) {
 		/*
 		 * The CPU ran prev_tid since the beginning of the trace, or
@@ -556,10 +584,11 @@ static void process_switch(struct vm_vcpu_tracker *tracker,
 	cpu->switch_in_seq = input->seq;
 	cpu->switch_in_ts = input->ts;
 	/* A CPU watched already changes what it watches. */
-	if (cpu->watched)
+	if (cpu->watched) {
 		lookahead_switch_in_moved(tracker, cpu, old_seq);
-	else
+	} else {
 		watch_switch_in(tracker, cpu, event->machine);
+	}
 }
 
 static void process_thread_exit(struct vm_vcpu_tracker *tracker,
@@ -568,11 +597,13 @@ static void process_thread_exit(struct vm_vcpu_tracker *tracker,
 	const struct vm_event *event = &input->event;
 	struct vcpu_thread *thread;
 
-	if (!is_host(tracker, event->machine))
+	if (!is_host(tracker, event->machine)) {
 		return;
+	}
 	thread = find_thread(tracker, event->u.exit.tid);
-	if (!thread || thread->ended)
+	if (!thread || thread->ended) {
 		return;
+	}
 	vcpu_warn(tracker, VM_VCPU_WARN_THREAD_EXIT, event->machine,
 		"vCPU thread %" PRId64 " (vCPU %" PRId64 ") exits at %" PRId64
 		" ns, before the end of the trace: its vCPU's mode is unknown "
@@ -630,10 +661,11 @@ void state_process(struct vm_vcpu_tracker *tracker, struct held_input *input)
 	default:
 		break;
 	}
-	if (model->cls->needs_thread(&input->event))
+	if (model->cls->needs_thread(&input->event)) {
 		process_threaded(tracker, input);
-	else
+	} else {
 		learn(tracker, &input->event, -1);
+	}
 }
 
 void state_drop_parked(struct vm_vcpu_tracker *tracker, struct machine_cpu *cpu)

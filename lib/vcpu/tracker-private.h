@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "util/fifo.h"
+#include "util/warn-once.h"
 #include "vcpu/tracker.h"
 #include "model/machine-set.h"
 
@@ -47,8 +48,9 @@ struct held_input {
 static inline const struct pending_change *held_input_change(
 		const struct held_input *input, unsigned int i)
 {
-	if (i < INLINE_CHANGES)
+	if (i < INLINE_CHANGES) {
 		return &input->changes[i];
+	}
 	return &g_array_index(input->more_changes, struct pending_change,
 		i - INLINE_CHANGES);
 }
@@ -60,9 +62,10 @@ static inline void held_input_add_change(struct held_input *input,
 		input->changes[input->change_count++] = *change;
 		return;
 	}
-	if (!input->more_changes)
+	if (!input->more_changes) {
 		input->more_changes = g_array_new(FALSE, FALSE,
 			sizeof(struct pending_change));
+	}
 	g_array_append_val(input->more_changes, *change);
 	input->change_count++;
 }
@@ -247,11 +250,9 @@ struct vm_vcpu_tracker {
 
 	/* Machines seen. */
 	struct vm_machine_set machines;
-	/* Time of the first input with a time, INT64_MIN before. */
-	int64_t first_ts;
 	bool no_host_reported;
 	/* vm_int64_pair(kind, machine) set of the warnings given. */
-	GHashTable *warned;
+	struct vm_warn_once *warned;
 	/*
 	 * Released inputs kept for reuse, linked by next_spare: as many as the
 	 * look-ahead ever held at once. Its length swings by hundreds of

@@ -23,8 +23,9 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 {
 	struct vm_vcpu_tracker *tracker;
 
-	if (!model || !callbacks)
+	if (!model || !callbacks) {
 		return NULL;
+	}
 	tracker = g_new0(struct vm_vcpu_tracker, 1);
 	tracker->model = model;
 	vm_fifo_init(&tracker->held, sizeof(struct held_input *));
@@ -32,19 +33,19 @@ struct vm_vcpu_tracker *vm_vcpu_tracker_create(struct vm_model *model,
 	tracker->limits.max_events = VM_VCPU_DEFAULT_MAX_EVENTS;
 	tracker->limits.switch_in_grace_ns = VM_VCPU_DEFAULT_SWITCH_IN_GRACE_NS;
 	tracker->limits.tentative_ns = VM_VCPU_DEFAULT_TENTATIVE_NS;
-	if (limits)
+	if (limits) {
 		tracker->limits = *limits;
+	}
 	tracker->callbacks = *callbacks;
 	tracker->user = user;
 	tracker->newest_ts = INT64_MIN;
-	tracker->first_ts = INT64_MIN;
 	tracker->cpus = vm_int64_table_new(machine_cpu_free);
 	tracker->threads = vm_int64_table_new(g_free);
 	tracker->unmapped = vm_int64_table_new(NULL);
 	tracker->recent_switch_ins = g_hash_table_new(g_direct_hash, g_direct_equal);
 	tracker->owners = vm_int64_table_new(g_free);
 	vm_machine_set_init(&tracker->machines);
-	tracker->warned = vm_int64_table_new(NULL);
+	tracker->warned = vm_warn_once_create();
 	return tracker;
 }
 
@@ -53,11 +54,13 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 {
 	struct held_input *input;
 
-	if (!tracker)
+	if (!tracker) {
 		return;
+	}
 	while ((input = held_ring_pop(&tracker->held))) {
-		if (discard)
+		if (discard) {
 			discard(input->cookie);
+		}
 		held_input_free(input);
 	}
 	vm_fifo_fini(&tracker->held);
@@ -71,7 +74,7 @@ void vm_vcpu_tracker_destroy(struct vm_vcpu_tracker *tracker,
 	g_hash_table_destroy(tracker->threads);
 	g_hash_table_destroy(tracker->owners);
 	vm_machine_set_fini(&tracker->machines);
-	g_hash_table_destroy(tracker->warned);
+	vm_warn_once_destroy(tracker->warned);
 	g_free(tracker);
 }
 
@@ -124,10 +127,9 @@ static struct held_input *hold(struct vm_vcpu_tracker *tracker,
 
 	input->seq = tracker->next_seq++;
 	input->cookie = cookie;
-	if (event && event->ts != VM_FIELD_MISSING && event->ts > tracker->newest_ts)
+	if (event && event->ts != VM_FIELD_MISSING && event->ts > tracker->newest_ts) {
 		tracker->newest_ts = event->ts;
-	if (tracker->first_ts == INT64_MIN)
-		tracker->first_ts = tracker->newest_ts;
+	}
 	/* An input without time sits at the time of the newest one. */
 	input->ts = tracker->newest_ts;
 	if (event) {
@@ -145,12 +147,14 @@ void vm_vcpu_tracker_push(struct vm_vcpu_tracker *tracker,
 
 	if (input->has_event && input->event.kind != VM_EVENT_OTHER) {
 		if (!vm_machine_set_contains(&tracker->machines,
-				input->event.machine))
+				input->event.machine)) {
 			vm_vcpu_tracker_add_machine(tracker, input->event.machine);
+		}
 		state_process(tracker, input);
 	}
-	if (input->has_event)
+	if (input->has_event) {
 		blank_strings(&input->event);
+	}
 	lookahead_release_ready(tracker, false);
 }
 

@@ -166,11 +166,13 @@ static enum vm_event_kind kind_of_name(const char *name)
 {
 	size_t i;
 
-	if (!name)
+	if (!name) {
 		return VM_EVENT_OTHER;
+	}
 	for (i = 0; i < G_N_ELEMENTS(kind_names); i++) {
-		if (strcmp(kind_names[i].name, name) == 0)
+		if (strcmp(kind_names[i].name, name) == 0) {
 			return kind_names[i].kind;
+		}
 	}
 	return VM_EVENT_OTHER;
 }
@@ -189,12 +191,15 @@ static enum member_type type_of(const bt_field_class *fc)
 {
 	bt_field_class_type type = bt_field_class_get_type(fc);
 
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
 		return MEMBER_SIGNED;
-	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+	}
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
 		return MEMBER_UNSIGNED;
-	if (type == BT_FIELD_CLASS_TYPE_STRING)
+	}
+	if (type == BT_FIELD_CLASS_TYPE_STRING) {
 		return MEMBER_STRING;
+	}
 	return MEMBER_OTHER;
 }
 
@@ -202,8 +207,9 @@ static enum member_type type_of(const bt_field_class *fc)
 static enum member_type member_type(const bt_field_class *struct_fc,
 		uint64_t index)
 {
-	if (index == NO_MEMBER)
+	if (index == NO_MEMBER) {
 		return MEMBER_OTHER;
+	}
 	return type_of(bt_field_class_structure_member_borrow_field_class_const(
 		bt_field_class_structure_borrow_member_by_index_const(struct_fc,
 			index)));
@@ -215,8 +221,9 @@ static uint64_t member_index(const bt_field_class *struct_fc, const char *name)
 	uint64_t i, count;
 
 	if (!struct_fc || bt_field_class_get_type(struct_fc) !=
-			BT_FIELD_CLASS_TYPE_STRUCTURE)
+			BT_FIELD_CLASS_TYPE_STRUCTURE) {
 		return NO_MEMBER;
+	}
 	count = bt_field_class_structure_get_member_count(struct_fc);
 	for (i = 0; i < count; i++) {
 		const bt_field_class_structure_member *member =
@@ -224,8 +231,9 @@ static uint64_t member_index(const bt_field_class *struct_fc, const char *name)
 				struct_fc, i);
 
 		if (strcmp(bt_field_class_structure_member_get_name(member),
-				name) == 0)
+				name) == 0) {
 			return i;
+		}
 	}
 	return NO_MEMBER;
 }
@@ -245,14 +253,16 @@ static struct class_info *class_info_create(const struct event_decoder *decoder,
 
 	info->kind = kind_of_name(bt_event_class_get_name(event_class));
 	names = member_names(info->kind);
-	for (i = 0; i < MAX_MEMBERS; i++)
+	for (i = 0; i < MAX_MEMBERS; i++) {
 		info->members[i] = NO_MEMBER;
+	}
 	for (i = 0; i < MAX_MEMBERS && names[i]; i++) {
 		info->members[i] = member_index(payload_fc, names[i]);
 		info->member_types[i] = member_type(payload_fc, info->members[i]);
 		if (decoder->skip_strings && info->member_types[i] == MEMBER_STRING &&
-				!names_a_thread(info->kind))
+				!names_a_thread(info->kind)) {
 			info->member_types[i] = MEMBER_OTHER;
+		}
 	}
 	info->cpu_id_member = member_index(packet_fc, "cpu_id");
 	info->cpu_id_type = member_type(packet_fc, info->cpu_id_member);
@@ -290,10 +300,12 @@ struct event_decoder *event_decoder_create_without_strings(void)
 
 void event_decoder_destroy(struct event_decoder *decoder)
 {
-	if (!decoder)
+	if (!decoder) {
 		return;
-	for (size_t i = 0; i < PACKET_CACHE_SIZE; i++)
+	}
+	for (size_t i = 0; i < PACKET_CACHE_SIZE; i++) {
 		bt_packet_put_ref(decoder->packets[i].packet);
+	}
 	g_hash_table_destroy(decoder->classes);
 	g_free(decoder);
 }
@@ -327,10 +339,12 @@ static inline const struct class_info *lookup_class(struct event_decoder *decode
 {
 	size_t slot = vm_address_hash(event_class, CLASS_CACHE_BITS) & ~(size_t) 1;
 
-	if (decoder->cache[slot].event_class == event_class)
+	if (decoder->cache[slot].event_class == event_class) {
 		return decoder->cache[slot].info;
-	if (decoder->cache[slot + 1].event_class == event_class)
+	}
+	if (decoder->cache[slot + 1].event_class == event_class) {
 		return decoder->cache[slot + 1].info;
+	}
 	return lookup_class_missed(decoder, event_class, slot);
 }
 
@@ -343,8 +357,9 @@ enum vm_event_kind event_decoder_kind(struct event_decoder *decoder,
 static const bt_field *member_field(const bt_field *struct_field,
 		uint64_t index)
 {
-	if (!struct_field || index == NO_MEMBER)
+	if (!struct_field || index == NO_MEMBER) {
 		return NULL;
+	}
 	return bt_field_structure_borrow_member_field_by_index_const(
 		struct_field, index);
 }
@@ -358,13 +373,16 @@ static inline int64_t read_integer(const bt_field *struct_field, uint64_t index,
 {
 	const bt_field *field;
 
-	if (type != MEMBER_SIGNED && type != MEMBER_UNSIGNED)
+	if (type != MEMBER_SIGNED && type != MEMBER_UNSIGNED) {
 		return VM_FIELD_MISSING;
+	}
 	field = member_field(struct_field, index);
-	if (!field)
+	if (!field) {
 		return VM_FIELD_MISSING;
-	if (type == MEMBER_SIGNED)
+	}
+	if (type == MEMBER_SIGNED) {
 		return bt_field_integer_signed_get_value(field);
+	}
 	return (int64_t) bt_field_integer_unsigned_get_value(field);
 }
 
@@ -378,11 +396,13 @@ static inline const char *read_string(const bt_field *struct_field, uint64_t ind
 {
 	const bt_field *field;
 
-	if (type != MEMBER_STRING)
+	if (type != MEMBER_STRING) {
 		return "";
+	}
 	field = member_field(struct_field, index);
-	if (!field || bt_field_string_get_length(field) == 0)
+	if (!field || bt_field_string_get_length(field) == 0) {
 		return "";
+	}
 	return bt_field_string_get_value(field);
 }
 
@@ -479,11 +499,13 @@ static int64_t read_cpu_id(struct event_decoder *decoder,
 	const bt_packet *packet;
 	size_t set, way;
 
-	if (info->cpu_id_member == NO_MEMBER)
+	if (info->cpu_id_member == NO_MEMBER) {
 		return VM_FIELD_MISSING;
+	}
 	packet = bt_event_borrow_packet_const(event);
-	if (!packet)
+	if (!packet) {
 		return VM_FIELD_MISSING;
+	}
 	/*
 	 * Four-way (slots 4k to 4k+3 form a set, the newest first): the
 	 * packets of the streams being merged are all in use at once, and a
@@ -492,8 +514,9 @@ static int64_t read_cpu_id(struct event_decoder *decoder,
 	set = vm_address_hash(packet, PACKET_CACHE_BITS) &
 		~(size_t) (PACKET_CACHE_WAYS - 1);
 	for (way = 0; way < PACKET_CACHE_WAYS; way++) {
-		if (decoder->packets[set + way].packet == packet)
+		if (decoder->packets[set + way].packet == packet) {
 			return decoder->packets[set + way].cpu_id;
+		}
 	}
 	bt_packet_put_ref(decoder->packets[set + PACKET_CACHE_WAYS - 1].packet);
 	memmove(&decoder->packets[set + 1], &decoder->packets[set],
@@ -517,13 +540,16 @@ static int64_t read_timestamp(const struct class_info *info,
 	const bt_clock_snapshot *snapshot;
 	int64_t ns;
 
-	if (clock)
+	if (clock) {
 		clock->clock_class = info->clock_class;
-	if (!info->clock_class)
+	}
+	if (!info->clock_class) {
 		return VM_FIELD_MISSING;
+	}
 	snapshot = bt_message_event_borrow_default_clock_snapshot_const(event_msg);
-	if (clock)
+	if (clock) {
 		clock->value = bt_clock_snapshot_get_value(snapshot);
+	}
 	if (bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
 			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
 		/*
@@ -570,10 +596,12 @@ bool event_decoder_decode_with_clock(struct event_decoder *decoder,
 	const bt_event *event = bt_message_event_borrow_event_const(event_msg);
 	const struct class_info *info = start_decode(decoder, event, out);
 
-	if (clock)
+	if (clock) {
 		clock->clock_class = NULL;
-	if (info->kind == VM_EVENT_OTHER)
+	}
+	if (info->kind == VM_EVENT_OTHER) {
 		return false;
+	}
 	out->ts = read_timestamp(info, event_msg, clock);
 	decode_fields(decoder, info, event, out);
 	return true;
@@ -590,8 +618,9 @@ bool event_decoder_decode_at(struct event_decoder *decoder,
 {
 	const struct class_info *info = start_decode(decoder, event, out);
 
-	if (info->kind == VM_EVENT_OTHER)
+	if (info->kind == VM_EVENT_OTHER) {
 		return false;
+	}
 	out->ts = ts;
 	decode_fields(decoder, info, event, out);
 	return true;

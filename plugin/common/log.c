@@ -63,8 +63,9 @@ void vm_log_write(const char *func, const char *file, int line,
 {
 	va_list args;
 
-	if (level < component_level)
+	if (level < component_level) {
 		return;
+	}
 	va_start(args, fmt);
 	vlog(func, file, line, level, tag, component_name, fmt, args);
 	va_end(args);
@@ -91,8 +92,9 @@ static void class_tag(const char *class_name, char *tag, size_t size)
 			break;
 		}
 	}
-	for (; *rest && len + 1 < size; rest++)
+	for (; *rest && len + 1 < size; rest++) {
 		tag[len++] = g_ascii_toupper(*rest);
+	}
 	tag[len] = '\0';
 }
 
@@ -104,8 +106,9 @@ void vm_log_comp_write(const char *func, const char *file, int line,
 	char tag[64];
 	va_list args;
 
-	if (level < bt_component_get_logging_level(comp))
+	if (level < bt_component_get_logging_level(comp)) {
 		return;
+	}
 	class_tag(class_name, tag, sizeof(tag));
 	va_start(args, fmt);
 	vlog(func, file, line, level, tag, bt_component_get_name(comp), fmt, args);

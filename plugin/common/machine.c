@@ -39,6 +39,7 @@ static void machine_destroy(gpointer data)
 	g_free(machine->given_name);
 	g_free(machine->clock_key);
 	g_free(machine->name);
+	vm_warn_once_destroy(machine->warned);
 	g_free(machine);
 }
 
@@ -198,6 +199,7 @@ static struct machine *machine_table_add(struct machine_table *table,
 	struct machine *machine = g_new0(struct machine, 1);
 	const char *given = trace_given_name(trace);
 
+	machine->warned = vm_warn_once_create();
 	machine->index = table->machines->len;
 	machine->hostname = g_strdup(trace_hostname(trace));
 	machine->given_name = given ? g_strdup(given) : NULL;
@@ -305,6 +307,33 @@ struct machine *machine_table_machine_of_trace(const struct machine_table *table
 		const bt_trace *trace)
 {
 	return g_hash_table_lookup(table->by_trace, trace);
+}
+
+/* The first key of `hash` whose machine is `machine`, or NULL. */
+static gpointer key_of_machine(GHashTable *hash, const struct machine *machine)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&iter, hash);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		if (value == machine) {
+			return key;
+		}
+	}
+	return NULL;
+}
+
+const bt_trace *machine_table_trace_of(const struct machine_table *table,
+		const struct machine *machine)
+{
+	return key_of_machine(table->by_trace, machine);
+}
+
+const bt_clock_class *machine_table_clock_class_of(
+		const struct machine_table *table, const struct machine *machine)
+{
+	return key_of_machine(table->by_clock_class, machine);
 }
 
 unsigned int machine_table_count(const struct machine_table *table)
@@ -448,12 +477,5 @@ char *machine_table_names_text(const struct machine_table *table)
 
 bool machine_warn_once(struct machine *machine, unsigned int kind)
 {
-	uint64_t bit = UINT64_C(1) << (kind & 63);
-
-	if (machine->warned & bit) {
-		return false;
-	}
-
-	machine->warned |= bit;
-	return true;
+	return vm_warn_once_first_id(machine->warned, kind, 0);
 }

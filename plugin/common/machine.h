@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
+#include "util/warn-once.h"
+
 /* Env `vm_role` written by filter.vm.correlate. */
 enum machine_role {
 	MACHINE_ROLE_UNKNOWN,   /* no `vm_role`, or `unknown` */
@@ -83,8 +85,8 @@ struct machine {
 	/* Unique name; NULL until machine_table_assign_names(). */
 	char *name;
 
-	/* Warning kinds already logged for this machine (bit per kind). */
-	uint64_t warned;
+	/* Warning kinds already logged for this machine. */
+	struct vm_warn_once *warned;
 };
 
 struct machine_table;
@@ -107,6 +109,14 @@ struct machine *machine_table_machine_of_clock_class(
 struct machine *machine_table_machine_of_trace(const struct machine_table *table,
 		const bt_trace *trace);
 
+/*
+ * A trace, and a clock class, of `machine` already met (any of them when
+ * it has several), or NULL: for output that must be part of that machine.
+ */
+const bt_trace *machine_table_trace_of(const struct machine_table *table,
+		const struct machine *machine);
+const bt_clock_class *machine_table_clock_class_of(
+		const struct machine_table *table, const struct machine *machine);
 unsigned int machine_table_count(const struct machine_table *table);
 struct machine *machine_table_at(const struct machine_table *table, unsigned int index);
 
@@ -128,7 +138,7 @@ struct machine *machine_table_find_by_name(const struct machine_table *table,
 /* "`a`, `b`, `c`": every machine name, sorted, for messages (g_free it). */
 char *machine_table_names_text(const struct machine_table *table);
 
-/* True the first time it is called for this machine and kind (0 .. 63). */
+/* True the first time it is called for this machine and kind. */
 bool machine_warn_once(struct machine *machine, unsigned int kind);
 
 #endif /* VM_COMMON_MACHINE_H */

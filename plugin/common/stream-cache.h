@@ -40,8 +40,9 @@ static inline bool stream_cache_find(const struct stream_cache *cache,
 
 	if (cache->slots[slot].stream != stream) {
 		slot++;
-		if (cache->slots[slot].stream != stream)
+		if (cache->slots[slot].stream != stream) {
 			return false;
+		}
 	}
 	*machine = cache->slots[slot].machine;
 	return true;

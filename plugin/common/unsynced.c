@@ -17,11 +17,13 @@ bool machines_unsynchronized(const struct machine_table *table)
 	unsigned int count = machine_table_count(table);
 	unsigned int i;
 
-	if (count < 2)
+	if (count < 2) {
 		return false;
+	}
 	for (i = 0; i < count; i++) {
-		if (!went_through_correlate(machine_table_at(table, i)))
+		if (!went_through_correlate(machine_table_at(table, i))) {
 			return true;
+		}
 	}
 	return false;
 }

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 
 #include "correlate/iterator.h"
+#include "sync/formula-text.h"
 
 static bool set_string(bt_trace *trace, const char *name, const char *value)
 {
@@ -61,7 +62,7 @@ bool correlate_trace_created(void *data,
 	offset = vm_sync_real_text(info->map.formula.offset_ns);
 	accuracy = vm_sync_real_text(info->accuracy);
 	ok = set_string(output_trace, "vm_machine",
-			machine->name ? machine->name : machine->hostname) &&
+			machine_display_name(machine)) &&
 		set_string(output_trace, "vm_role", info->role) &&
 		set_string(output_trace, "vm_sync_quality",
 			vm_sync_quality_name(info->quality)) &&

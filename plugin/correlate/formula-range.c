@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "correlate/formula-range.h"
+#include "sync/formula-text.h"
 
 /* "t_ref = S * t + O ns" with every digit (g_free it). */
 static char *formula_text(const struct vm_sync_formula *formula)
@@ -141,5 +142,5 @@ void correlate_overflow_error(struct correlate_iter *iter, const struct machine 
 		"fit in signed 64-bit nanoseconds from its clock's origin: the "
 		"trace's clock offset or frequency is wrong. Fix its metadata, or "
 		"shift it with src.ctf.fs's `clock-class-offset-s` parameter.",
-		machine->name ? machine->name : machine->hostname, clock_value);
+		machine_display_name(machine), clock_value);
 }

@@ -151,7 +151,7 @@ static void log_counts(struct correlate_iter *iter)
 
 		if (info->declares_kvm) {
 			g_string_append_printf(counts, "%s%s (%" PRIu64 ")", counts->len ? ", " : "",
-				machine->name ? machine->name : machine->hostname,
+				machine_display_name(machine),
 				info->kvm_entries_ahead);
 		}
 	}

@@ -34,7 +34,9 @@
 #include "correlate/upstream.h"
 #include "sync/guest-mode.h"
 #include "sync/map.h"
-#include "sync/sync.h"
+#include "sync/quality.h"
+#include "sync/formula.h"
+#include "sync/prepared.h"
 #include "sync/vcpu-align.h"
 #include "sync/vcpu-follow.h"
 

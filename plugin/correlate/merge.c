@@ -424,7 +424,7 @@ static void warn_repaired(struct correlate_iter *iter, const bt_message *msg)
 			"their stream begins (a bug of old LTTng versions): their end "
 			"times (and the beginnings of discarded-item ranges) are "
 			"clamped so that times never go back.",
-			machine->name ? machine->name : machine->hostname);
+			machine_display_name(machine));
 	}
 }
 

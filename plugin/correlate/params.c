@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "correlate/params.h"
+#include "sync/formula-text.h"
 
 #define ACCEPTED_KEYS "`sync`, `sync-model`, `look-ahead-ns`, `reference`, `host` and " \
 	"`transforms`"

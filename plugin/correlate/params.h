@@ -11,7 +11,7 @@
 #include <glib.h>
 #include <babeltrace2/babeltrace.h>
 
-#include "sync/sync.h"
+#include "sync/formula.h"
 
 enum correlate_sync_method {
 	CORRELATE_SYNC_AUTO,

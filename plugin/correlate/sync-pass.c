@@ -330,7 +330,7 @@ static void warn_missing_fields(struct correlate_iter *iter, const bt_message *m
 		"`flags`): such events are not used to synchronize.",
 		bt_event_class_get_name(bt_event_borrow_class_const(
 			bt_message_event_borrow_event_const(msg))),
-		machine->name ? machine->name : machine->hostname);
+		machine_display_name(machine));
 }
 
 static void note_sync_message(struct correlate_iter *iter, struct sync_record *record)

@@ -20,7 +20,7 @@
 #include <glib.h>
 #include <babeltrace2/babeltrace.h>
 
-#include "correlate/msg-time.h"
+#include "common/msg-time.h"
 
 struct upstream {
 	bt_message_iterator *iterator;

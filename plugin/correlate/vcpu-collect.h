@@ -17,7 +17,7 @@
 
 #include <babeltrace2/babeltrace.h>
 
-#include "correlate/msg-time.h"
+#include "common/msg-time.h"
 
 struct correlate_iter;
 struct stream_state;

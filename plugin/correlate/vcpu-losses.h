@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
-#include "correlate/msg-time.h"
+#include "common/msg-time.h"
 #include "event.h"
 
 struct correlate_iter;

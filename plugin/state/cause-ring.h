@@ -56,8 +56,9 @@ static inline bool cause_ring_pop(struct cause_ring *ring,
 {
 	const struct input_cause *oldest = vm_fifo_pop(&ring->fifo);
 
-	if (!oldest)
+	if (!oldest) {
 		return false;
+	}
 	*cause = *oldest;
 	return true;
 }
@@ -69,8 +70,9 @@ static inline void cause_ring_clear(struct cause_ring *ring)
 
 static inline void cause_ring_fini(struct cause_ring *ring)
 {
-	if (ring->fifo.slots)
+	if (ring->fifo.slots) {
 		vm_fifo_fini(&ring->fifo);
+	}
 }
 
 #endif /* VM_PLUGIN_STATE_CAUSE_RING_H */

@@ -46,8 +46,9 @@ struct earlier_states *earlier_states_create(void)
 
 void earlier_states_destroy(struct earlier_states *states)
 {
-	if (!states)
+	if (!states) {
 		return;
+	}
 	g_hash_table_destroy(states->verdicts);
 	g_free(states);
 }
@@ -63,8 +64,9 @@ static bool has_vcpu_state_class(const bt_stream_class *stream_class)
 			bt_stream_class_borrow_event_class_by_index_const(
 				stream_class, i));
 
-		if (name && strcmp(name, "vm:vcpu_state") == 0)
+		if (name && strcmp(name, "vm:vcpu_state") == 0) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -76,8 +78,9 @@ static G_GNUC_NO_INLINE bool verdict_missed(struct earlier_states *states,
 	gpointer verdict = g_hash_table_lookup(states->verdicts, stream_class);
 	bool has;
 
-	if (verdict)
+	if (verdict) {
 		return GPOINTER_TO_INT(verdict) - 1;
+	}
 	/*
 	 * Decided on the first message of the class: its event classes may
 	 * grow later, but a stream is replaced as a whole or not at all.
@@ -100,8 +103,9 @@ bool earlier_states_has(struct earlier_states *states, const bt_stream *stream,
 	size_t slot;
 
 	*first = false;
-	if (!stream)
+	if (!stream) {
 		return false;
+	}
 	stream_class = bt_stream_borrow_class_const(stream);
 	slot = vm_address_hash(stream_class, VERDICT_CACHE_BITS);
 	if (states->cache[slot].stream_class != stream_class) {

@@ -14,9 +14,11 @@ static bool contains(const int64_t *pids, size_t count, int64_t pid)
 {
 	size_t i;
 
-	for (i = 0; i < count; i++)
-		if (pids[i] == pid)
+	for (i = 0; i < count; i++) {
+		if (pids[i] == pid) {
 			return true;
+		}
+	}
 	return false;
 }
 
@@ -26,12 +28,14 @@ static char *pids_text(const int64_t *pids, size_t count)
 	GString *text;
 	size_t i;
 
-	if (count == 0)
+	if (count == 0) {
 		return g_strdup("none (the host trace has no kvm_entry / "
 			"kvm_x86_entry event)");
+	}
 	text = g_string_new(NULL);
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count; i++) {
 		g_string_append_printf(text, "%s%" PRId64, i ? ", " : "", pids[i]);
+	}
 	return g_string_free(text, FALSE);
 }
 
@@ -49,8 +53,9 @@ void end_check_vm_pids(bt_self_component *self_comp, GHashTable *vm_pids,
 	GList *names, *name;
 
 	if (g_hash_table_size(vm_pids) == 0 || !model->cls->vcpu_processes ||
-			model->cls->host(model->data) == VM_MODEL_UNKNOWN)
+			model->cls->host(model->data) == VM_MODEL_UNKNOWN) {
 		return;
+	}
 	count = model->cls->vcpu_processes(model->data, &pids);
 	actual = pids_text(pids, count);
 	/* In name order: the same run, the same lines. */
@@ -59,8 +64,9 @@ void end_check_vm_pids(bt_self_component *self_comp, GHashTable *vm_pids,
 		int64_t pid = *(const gint64 *) g_hash_table_lookup(vm_pids,
 			name->data);
 
-		if (contains(pids, count, pid))
+		if (contains(pids, count, pid)) {
 			continue;
+		}
 		CHECK_LOG(self_comp, BT_LOGGING_LEVEL_WARNING,
 			"Parameter `vm-pids` gives guest `%s` QEMU process %"
 			PRId64 ", but no thread of process %" PRId64 " runs a "
@@ -82,8 +88,9 @@ void end_check_host_vcpus(bt_self_component *self_comp,
 	int64_t *pids = NULL;
 
 	if (machine_count < 2 || !model->cls->vcpu_processes ||
-			model->cls->host(model->data) == VM_MODEL_UNKNOWN)
+			model->cls->host(model->data) == VM_MODEL_UNKNOWN) {
 		return;
+	}
 	if (model->cls->vcpu_processes(model->data, &pids) > 0) {
 		g_free(pids);
 		return;

@@ -51,14 +51,16 @@ static inline void msg_ring_clear(struct msg_ring *ring)
 {
 	const bt_message *msg;
 
-	while ((msg = msg_ring_pop(ring)))
+	while ((msg = msg_ring_pop(ring))) {
 		bt_message_put_ref(msg);
+	}
 }
 
 static inline void msg_ring_fini(struct msg_ring *ring)
 {
-	if (!ring->fifo.slots)
+	if (!ring->fifo.slots) {
 		return;
+	}
 	msg_ring_clear(ring);
 	vm_fifo_fini(&ring->fifo);
 }

@@ -20,17 +20,19 @@ static bool parse_model(bt_self_component *self_comp, const bt_value *value,
 	if (bt_value_is_string(value)) {
 		params->model = vm_model_registry_find(
 			bt_value_string_get(value));
-		if (params->model)
+		if (params->model) {
 			return true;
+		}
 	}
 	names = vm_model_registry_names();
-	if (bt_value_is_string(value))
+	if (bt_value_is_string(value)) {
 		ERROR_CAUSE(self_comp, "Parameter `model`: unknown hypervisor "
 			"model `%s`; the known models are: %s.",
 			bt_value_string_get(value), names);
-	else
+	} else {
 		ERROR_CAUSE(self_comp, "Parameter `model` must be a string, "
 			"one of: %s.", names);
+	}
 	g_free(names);
 	return false;
 }
@@ -118,8 +120,9 @@ static bool parse_vm_pids(bt_self_component *self_comp, const bt_value *value,
 {
 	struct vm_pids_context context = { self_comp, params->vm_pids, NULL, true };
 
-	if (!value)
+	if (!value) {
 		return true;
+	}
 	if (!bt_value_is_map(value)) {
 		ERROR_CAUSE(self_comp, "Parameter `vm-pids` must be a map from "
 			"guest machine names to the process ids of their QEMU on "
@@ -144,8 +147,9 @@ static bt_value_map_foreach_entry_const_func_status check_key(
 
 	(void) value;
 	if (strcmp(key, "model") == 0 || strcmp(key, "vm-pids") == 0 ||
-			strcmp(key, "host") == 0)
+			strcmp(key, "host") == 0) {
 		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
+	}
 	ERROR_CAUSE(context->self_comp, "Unknown parameter `%s`; filter.vm.state "
 		"accepts `model`, `vm-pids` and `host`.", key);
 	context->ok = false;
@@ -156,8 +160,9 @@ static bt_value_map_foreach_entry_const_func_status check_key(
 static bool parse_host(bt_self_component *self_comp, const bt_value *value,
 		struct state_params *params)
 {
-	if (!value)
+	if (!value) {
 		return true;
+	}
 	if (!bt_value_is_string(value) || !*bt_value_string_get(value)) {
 		ERROR_CAUSE(self_comp, "Parameter `host` must be a non-empty string, "
 			"the name of the host machine (e.g. `host=\"myhost\"`).");
@@ -177,23 +182,27 @@ bool state_params_parse(bt_self_component *self_comp, const bt_value *values,
 		g_free, g_free);
 	if (values && bt_value_is_map(values)) {
 		bt_value_map_foreach_entry_const(values, check_key, &keys);
-		if (!keys.ok)
+		if (!keys.ok) {
 			return false;
+		}
 	}
 	if (!parse_model(self_comp, values ? bt_value_map_borrow_entry_value_const(
-			values, "model") : NULL, params))
+			values, "model") : NULL, params)) {
 		return false;
+	}
 	if (!parse_host(self_comp, values ? bt_value_map_borrow_entry_value_const(
-			values, "host") : NULL, params))
+			values, "host") : NULL, params)) {
 		return false;
+	}
 	return parse_vm_pids(self_comp, values ? bt_value_map_borrow_entry_value_const(
 		values, "vm-pids") : NULL, params);
 }
 
 void state_params_fini(struct state_params *params)
 {
-	if (params->vm_pids)
+	if (params->vm_pids) {
 		g_hash_table_destroy(params->vm_pids);
+	}
 	params->vm_pids = NULL;
 	g_free(params->host);
 	params->host = NULL;

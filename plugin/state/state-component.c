@@ -15,8 +15,9 @@ bt_component_class_initialize_method_status state_initialize(
 	(void) configuration;
 	(void) init_data;
 	state->self_comp = self_comp;
-	if (!state_params_parse(self_comp, params, &state->params))
+	if (!state_params_parse(self_comp, params, &state->params)) {
 		goto error;
+	}
 	if (bt_self_component_filter_add_input_port(self_comp_filter, "in",
 			NULL, NULL) != BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ||
 			bt_self_component_filter_add_output_port(self_comp_filter,
@@ -39,8 +40,9 @@ void state_finalize(bt_self_component_filter *self_comp_filter)
 	struct state_component *state = bt_self_component_get_data(
 		bt_self_component_filter_as_self_component(self_comp_filter));
 
-	if (!state)
+	if (!state) {
 		return;
+	}
 	state_params_fini(&state->params);
 	g_free(state);
 }

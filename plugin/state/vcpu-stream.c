@@ -44,6 +44,8 @@ struct vcpu_stream {
 	/* The open packet while the stream has begun. */
 	bt_packet *packet;
 	bool begun;
+	/* It began since the creation or the last rewind. */
+	bool began_once;
 	/* Clock value of the last event of the open packet. */
 	uint64_t last_value;
 };
@@ -70,8 +72,9 @@ static void put_ir(struct vcpu_stream *stream)
 
 void vcpu_stream_destroy(struct vcpu_stream *stream)
 {
-	if (!stream)
+	if (!stream) {
 		return;
+	}
 	put_ir(stream);
 	g_free(stream);
 }
@@ -90,8 +93,9 @@ static bt_field_class *create_payload_class(bt_trace_class *trace_class)
 {
 	bt_field_class *payload = bt_field_class_structure_create(trace_class);
 
-	if (!payload)
+	if (!payload) {
 		return NULL;
+	}
 	if (add_member(payload, "vm", bt_field_class_string_create(trace_class)) &&
 			add_member(payload, "vcpu",
 				bt_field_class_integer_unsigned_create(trace_class)) &&
@@ -102,8 +106,9 @@ static bt_field_class *create_payload_class(bt_trace_class *trace_class)
 			add_member(payload, "pcpu",
 				bt_field_class_integer_signed_create(trace_class)) &&
 			add_member(payload, "exit_reason",
-				bt_field_class_integer_signed_create(trace_class)))
+				bt_field_class_integer_signed_create(trace_class))) {
 		return payload;
+	}
 	bt_field_class_put_ref(payload);
 	return NULL;
 }
@@ -131,8 +136,9 @@ static bool copy_env(bt_trace *trace, const bt_trace *host_trace,
 		bt_trace_borrow_environment_entry_value_by_name_const(host_trace,
 			name);
 
-	if (!value || !bt_value_is_string(value))
+	if (!value || !bt_value_is_string(value)) {
 		return true;
+	}
 	return bt_trace_set_environment_entry_string(trace, name,
 		bt_value_string_get(value)) ==
 		BT_TRACE_SET_ENVIRONMENT_ENTRY_STATUS_OK;
@@ -145,16 +151,19 @@ static bool create_ir(struct vcpu_stream *stream, const bt_trace *host_trace,
 		bt_self_message_iterator_borrow_component(stream->self_msg_iter);
 
 	stream->trace_class = bt_trace_class_create(self_comp);
-	if (!stream->trace_class)
+	if (!stream->trace_class) {
 		goto error;
+	}
 	stream->stream_class = bt_stream_class_create(stream->trace_class);
-	if (!stream->stream_class)
+	if (!stream->stream_class) {
 		goto error;
+	}
 	/* The upstream clock class itself: times need no conversion. */
 	if (bt_stream_class_set_default_clock_class(stream->stream_class,
 			(bt_clock_class *) clock_class) !=
-			BT_STREAM_CLASS_SET_DEFAULT_CLOCK_CLASS_STATUS_OK)
+			BT_STREAM_CLASS_SET_DEFAULT_CLOCK_CLASS_STATUS_OK) {
 		goto error;
+	}
 	stream->clock_class = clock_class;
 	bt_clock_class_get_ref(clock_class);
 	/*
@@ -164,18 +173,21 @@ static bool create_ir(struct vcpu_stream *stream, const bt_trace *host_trace,
 	 */
 	bt_stream_class_set_supports_packets(stream->stream_class, BT_TRUE,
 		BT_TRUE, BT_TRUE);
-	if (!create_event_class(stream))
+	if (!create_event_class(stream)) {
 		goto error;
+	}
 	stream->trace = bt_trace_create(stream->trace_class);
 	if (!stream->trace || bt_trace_set_name(stream->trace, "vm-state") !=
 			BT_TRACE_SET_NAME_STATUS_OK ||
 			!copy_env(stream->trace, host_trace, "hostname") ||
 			!copy_env(stream->trace, host_trace, "vm_machine") ||
-			!copy_env(stream->trace, host_trace, "vm_role"))
+			!copy_env(stream->trace, host_trace, "vm_role")) {
 		goto error;
+	}
 	stream->stream = bt_stream_create(stream->stream_class, stream->trace);
-	if (!stream->stream)
+	if (!stream->stream) {
 		goto error;
+	}
 	return true;
 
 error:
@@ -207,6 +219,7 @@ static bool begin(struct vcpu_stream *stream, struct msg_ring *out, uint64_t val
 		return false;
 	}
 	stream->begun = true;
+	stream->began_once = true;
 	stream->last_value = value;
 	return append(stream, out, bt_message_stream_beginning_create(
 			stream->self_msg_iter, stream->stream)) &&
@@ -239,8 +252,9 @@ static bool cycles_of_ns(const struct vcpu_stream *stream, int64_t ns,
 	 * A time that is not a clock value of its own (a gap's start, in ns)
 	 * must not fall before the message it follows, which has one.
 	 */
-	if (round_up && delta >= 0 && value * 1000000000 < delta * frequency)
+	if (round_up && delta >= 0 && value * 1000000000 < delta * frequency) {
 		value++;
+	}
 	if (delta >= 0 && value <= (__int128) UINT64_MAX) {
 		*cycles = (uint64_t) value;
 		return true;
@@ -296,8 +310,9 @@ static bt_message *create_event(struct vcpu_stream *stream,
 		&stream->mode_lengths[(unsigned int) change->mode % MODE_LENGTHS];
 	bt_field *payload;
 
-	if (!msg)
+	if (!msg) {
 		return NULL;
+	}
 	payload = bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
 	if (!set_string(payload, MEMBER_VM, vm_name,
 				length_of(&stream->vm_name_length, vm_name)) ||
@@ -323,12 +338,15 @@ bool vcpu_stream_append_change(struct vcpu_stream *stream, struct msg_ring *out,
 	if (!stream->trace_class && !create_ir(stream, bt_stream_borrow_trace_const(
 			bt_event_borrow_stream_const(
 				bt_message_event_borrow_event_const(cause))),
-			clock_class))
+			clock_class)) {
 		return false;
-	if (clock_class != stream->clock_class && !cycles_of_ns(stream, change->ts, false, &value))
+	}
+	if (clock_class != stream->clock_class && !cycles_of_ns(stream, change->ts, false, &value)) {
 		return false;
-	if (!stream->begun && !begin(stream, out, value))
+	}
+	if (!stream->begun && !begin(stream, out, value)) {
 		return false;
+	}
 	stream->last_value = value;
 	return append(stream, out, create_event(stream, change, vm_name, value));
 }
@@ -346,16 +364,20 @@ bool vcpu_stream_append_change_at(struct vcpu_stream *stream, struct msg_ring *o
 				"filter.vm.state cannot place it.");
 			return false;
 		}
-		if (!create_ir(stream, trace, clock_class))
+		if (!create_ir(stream, trace, clock_class)) {
 			return false;
+		}
 	}
-	if (!cycles_of_ns(stream, change->ts, true, &value))
+	if (!cycles_of_ns(stream, change->ts, true, &value)) {
 		return false;
+	}
 	/* Never before the stream's last event. */
-	if (stream->begun && value < stream->last_value)
+	if (stream->begun && value < stream->last_value) {
 		value = stream->last_value;
-	if (!stream->begun && !begin(stream, out, value))
+	}
+	if (!stream->begun && !begin(stream, out, value)) {
 		return false;
+	}
 	stream->last_value = value;
 	return append(stream, out, create_event(stream, change, vm_name, value));
 }
@@ -371,8 +393,9 @@ static uint64_t end_value(const struct vcpu_stream *stream,
 	int64_t ns;
 
 	if (input_end->clock_class == stream->clock_class) {
-		if (input_end->value > value)
+		if (input_end->value > value) {
 			value = input_end->value;
+		}
 	} else if (input_end->clock_class &&
 			bt_clock_class_cycles_to_ns_from_origin(input_end->clock_class,
 				input_end->value, &ns) ==
@@ -392,11 +415,36 @@ static uint64_t end_value(const struct vcpu_stream *stream,
 	return value;
 }
 
-bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out,
+/*
+ * No mode change at all: the stream still begins, empty, at the input's
+ * end, so that a sink tells "filter.vm.state computed no mode" from
+ * "filter.vm.state is not there".
+ */
+static bool begin_empty(struct vcpu_stream *stream, struct msg_ring *out,
+		const bt_trace *trace, const bt_clock_class *clock_class,
 		const struct event_clock *input_end)
 {
-	if (!stream->begun)
+	if (!trace || !clock_class) {
 		return true;
+	}
+	if (!stream->trace_class && !create_ir(stream, trace, clock_class)) {
+		return false;
+	}
+	stream->last_value = 0;
+	return begin(stream, out, end_value(stream, input_end));
+}
+
+bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out,
+		const bt_trace *host_trace, const bt_clock_class *host_clock_class,
+		const struct event_clock *input_end)
+{
+	if (!stream->began_once && !begin_empty(stream, out, host_trace,
+			host_clock_class, input_end)) {
+		return false;
+	}
+	if (!stream->begun) {
+		return true;
+	}
 	stream->begun = false;
 	return append(stream, out,
 			bt_message_packet_end_create_with_default_clock_snapshot(
@@ -409,4 +457,5 @@ bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out,
 void vcpu_stream_rewind(struct vcpu_stream *stream)
 {
 	stream->begun = false;
+	stream->began_once = false;
 }

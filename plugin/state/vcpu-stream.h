@@ -56,8 +56,12 @@ bool vcpu_stream_append_change_at(struct vcpu_stream *stream, struct msg_ring *o
 /*
  * Appends the packet and stream ends, if the stream began. `input_end` is
  * the clock of the input's last timed message (clock_class NULL: none).
+ * A stream that never began (no mode change) begins there, empty, when
+ * `host_trace` and `host_clock_class` (the host's, NULL: no host) are
+ * given: sink.vm.threads then knows that filter.vm.state was there.
  */
 bool vcpu_stream_append_end(struct vcpu_stream *stream, struct msg_ring *out,
+		const bt_trace *host_trace, const bt_clock_class *host_clock_class,
 		const struct event_clock *input_end);
 
 /* After a seek to the beginning: the stream begins anew at its next event. */

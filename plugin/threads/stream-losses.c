@@ -1,35 +1,16 @@
 #include <glib.h>
 
-#include "common/message-stream.h"
-#include "common/address-hash.h"
-#include "common/packet-cpu.h"
-#include "event.h"
+#include "common/discarded-items.h"
+#include "common/msg-time.h"
+#include "common/loss-streams.h"
 #include "stream-losses.h"
-
-/* What is known of one upstream stream. */
-struct stream_info {
-	const bt_stream *stream;   /* a reference is held: its address stays its own */
-	/* Its class has a default clock class (asked once, not per message). */
-	bool has_clock;
-	int64_t cpu;               /* cpu_id of its latest packet, VM_FIELD_MISSING */
-	bool has_time;
-	int64_t last_ts;           /* time of its latest message that had one */
-	bool gap_seen;
-	/* The message callback's slot (stream_losses_message_cb). */
-	void *user;
-};
-
-#define INFO_CACHE_BITS 6
-#define INFO_CACHE_SIZE (1 << INFO_CACHE_BITS)
 
 struct stream_losses {
 	stream_losses_message_cb message;
 	stream_losses_gap_cb gap;
 	void *data;
 	struct vm_gap_locator *locator;
-	GHashTable *streams;       /* const bt_stream * -> struct stream_info */
-	/* Direct-mapped, in front of `streams`: every message looks one up. */
-	struct stream_info *cache[INFO_CACHE_SIZE];
+	struct loss_streams *streams;
 	/* The latest time pushed: pushes never go back in time. */
 	bool has_now;
 	int64_t now;
@@ -41,7 +22,7 @@ struct stream_losses {
 	 * taken only if the locator keeps it (`pushing_released` false).
 	 */
 	const bt_message *pushing;
-	struct stream_info *pushing_info;  /* NULL: of no stream */
+	struct loss_stream *pushing_info;  /* NULL: of no stream */
 	bool pushing_has_ts;
 	int64_t pushing_ts;
 	bool pushing_released;
@@ -68,23 +49,14 @@ static void on_release(void *cookie, void *data)
 static void on_gap(const struct vm_gap *gap, void *data)
 {
 	struct stream_losses *losses = data;
-	struct stream_info *info = g_hash_table_lookup(losses->streams,
-		(gconstpointer) (uintptr_t) gap->stream);
+	struct loss_stream *info = loss_streams_find(losses->streams, gap->stream);
 	bool first;
 
 	if (losses->closing || !info)
 		return;
-	first = !info->gap_seen;
-	info->gap_seen = true;
+	first = !info->warned;
+	info->warned = true;
 	losses->gap(info->stream, info->cpu, gap, first, losses->data);
-}
-
-static void info_destroy(gpointer data)
-{
-	struct stream_info *info = data;
-
-	bt_stream_put_ref(info->stream);
-	g_free(info);
 }
 
 struct stream_losses *stream_losses_create(stream_losses_message_cb message,
@@ -100,8 +72,7 @@ struct stream_losses *stream_losses_create(stream_losses_message_cb message,
 	losses->message = message;
 	losses->gap = gap;
 	losses->data = data;
-	losses->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-		info_destroy);
+	losses->streams = loss_streams_create();
 	/* Default limits: 65536 messages, 10 ms of trace time. */
 	losses->locator = vm_gap_locator_create(&cb, 0, 0);
 	return losses;
@@ -113,94 +84,8 @@ void stream_losses_destroy(struct stream_losses *losses)
 		return;
 	losses->closing = true;
 	vm_gap_locator_destroy(losses->locator);
-	g_hash_table_destroy(losses->streams);
+	loss_streams_destroy(losses->streams);
 	g_free(losses);
-}
-
-static struct stream_info *info_of(struct stream_losses *losses, const bt_stream *stream)
-{
-	struct stream_info **cached = &losses->cache[vm_address_hash(stream, INFO_CACHE_BITS)];
-	struct stream_info *info;
-
-	if (*cached && (*cached)->stream == stream)
-		return *cached;
-	info = g_hash_table_lookup(losses->streams, stream);
-	if (!info) {
-		info = g_new0(struct stream_info, 1);
-		info->stream = stream;
-		bt_stream_get_ref(stream);
-		info->cpu = VM_FIELD_MISSING;
-		info->has_clock = bt_stream_class_borrow_default_clock_class_const(
-			bt_stream_borrow_class_const(stream)) != NULL;
-		g_hash_table_insert(losses->streams, (gpointer) stream, info);
-	}
-	*cached = info;
-	return info;
-}
-
-/* ns from origin; false without a snapshot or when it overflows. */
-static bool snapshot_ns(const bt_clock_snapshot *snapshot, int64_t *ns)
-{
-	if (!snapshot)
-		return false;
-	if (bt_clock_snapshot_get_ns_from_origin(snapshot, ns) ==
-			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-		return true;
-	/* The library's cause must not stay: the time is just not known. */
-	bt_current_thread_clear_error();
-	return false;
-}
-
-static const bt_clock_snapshot *stream_boundary_snapshot(const bt_message *msg)
-{
-	const bt_clock_snapshot *snapshot = NULL;
-	bt_message_stream_clock_snapshot_state state;
-
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_BEGINNING)
-		state = bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg,
-			&snapshot);
-	else
-		state = bt_message_stream_end_borrow_default_clock_snapshot_const(msg,
-			&snapshot);
-	return state == BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? snapshot : NULL;
-}
-
-/*
- * The message's own time, as the muxer orders it; false when it has none.
- * `info` is its stream's, NULL for a message of no stream.
- */
-static bool message_time(const bt_message *msg, bt_message_type type,
-		const struct stream_info *info, int64_t *ts)
-{
-	const bt_clock_snapshot *snapshot = NULL;
-
-	if (info && !info->has_clock)
-		return false;
-	switch (type) {
-	case BT_MESSAGE_TYPE_EVENT:
-		snapshot = bt_message_event_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(
-				bt_stream_borrow_class_const(info->stream)))
-			snapshot = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		if (bt_stream_class_packets_have_end_default_clock_snapshot(
-				bt_stream_borrow_class_const(info->stream)))
-			snapshot = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-	case BT_MESSAGE_TYPE_STREAM_END:
-		snapshot = stream_boundary_snapshot(msg);
-		break;
-	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		snapshot = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-		break;
-	default:
-		break;
-	}
-	return snapshot_ns(snapshot, ts);
 }
 
 /* Time of a message that had none: the time reached, or `fallback` first. */
@@ -210,33 +95,18 @@ static int64_t current_time(const struct stream_losses *losses, int64_t fallback
 }
 
 static void push_discarded(struct stream_losses *losses, const bt_message *msg,
-		struct stream_info *info)
+		struct loss_stream *info)
 {
-	bool events = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_EVENTS;
-	const bt_stream_class *sc = bt_stream_borrow_class_const(info->stream);
-	bool timed = events ? bt_stream_class_discarded_events_have_default_clock_snapshots(sc) :
-		bt_stream_class_discarded_packets_have_default_clock_snapshots(sc);
-	int64_t begin, end;
-	uint64_t count;
-	bt_property_availability has_count = events ?
-		bt_message_discarded_events_get_count(msg, &count) :
-		bt_message_discarded_packets_get_count(msg, &count);
+	struct discarded_items items;
 
-	if (!timed || !snapshot_ns(events ?
-			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) :
-			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg),
-			&begin) || !snapshot_ns(events ?
-			bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg) :
-			bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg),
-			&end)) {
+	discarded_items_get(msg, &items);
+	if (!items.has_range) {
 		/* No times: the neighbouring ones known now (see the header). */
-		end = current_time(losses, 0);
-		begin = info->has_time ? info->last_ts : end;
+		items.end = current_time(losses, 0);
+		items.begin = info->has_time ? info->last_ts : items.end;
 	}
-	if (has_count != BT_PROPERTY_AVAILABILITY_AVAILABLE || count > INT64_MAX)
-		count = UINT64_MAX;
-	vm_gap_locator_push_loss(losses->locator, (uint64_t) (uintptr_t) info->stream,
-		begin, end, count == UINT64_MAX ? -1 : (int64_t) count, !events, (void *) msg);
+	vm_gap_locator_push_loss(losses->locator, loss_stream_key(info->stream),
+		items.begin, items.end, items.count, items.packets, (void *) msg);
 }
 
 /* The locator kept the message pushed: it needs a reference of its own. */
@@ -249,11 +119,17 @@ static void end_push(struct stream_losses *losses, const bt_message *msg)
 
 void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 {
-	bt_message_type type = bt_message_get_type(msg);
-	const bt_stream *stream = vm_message_stream_of_type(msg, type);
-	struct stream_info *info = stream ? info_of(losses, stream) : NULL;
+	struct msg_time time;
+	bt_message_type type;
+	const bt_stream *stream;
+	struct loss_stream *info;
 	int64_t ts = 0;
 	bool has_time;
+
+	msg_time_get(msg, &time);
+	type = time.type;
+	stream = time.stream;
+	info = stream ? loss_streams_get(losses->streams, stream) : NULL;
 
 	losses->pushing = msg;
 	losses->pushing_info = info;
@@ -266,8 +142,12 @@ void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 		return;
 	}
 	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
-		info->cpu = vm_packet_cpu_id(bt_message_packet_beginning_borrow_packet_const(msg));
-	has_time = message_time(msg, type, info, &ts);
+		loss_streams_note_packet(losses->streams,
+			bt_message_packet_beginning_borrow_packet_const(msg));
+	/* The message's own time, as the muxer orders it. */
+	has_time = time.has_time;
+	if (has_time)
+		ts = time.ns;
 	if (has_time && info) {
 		info->has_time = true;
 		info->last_ts = ts;
@@ -279,9 +159,8 @@ void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 	}
 	losses->pushing_has_ts = has_time;
 	losses->pushing_ts = ts;
-	vm_gap_locator_push(losses->locator, stream ? (uint64_t) (uintptr_t) stream :
-		UINT64_MAX, current_time(losses, 0), type == BT_MESSAGE_TYPE_EVENT,
-		(void *) msg);
+	vm_gap_locator_push(losses->locator, loss_stream_key(stream),
+		current_time(losses, 0), type == BT_MESSAGE_TYPE_EVENT, (void *) msg);
 	end_push(losses, msg);
 }
 

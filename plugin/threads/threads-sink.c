@@ -9,6 +9,7 @@
 #include "common/machine.h"
 #include "common/unsynced.h"
 #include "params.h"
+#include "state-presence.h"
 #include "stream-losses.h"
 #include "threads-sink.h"
 #include "threads/threads.h"
@@ -30,9 +31,8 @@ struct threads_sink {
 	struct vm_output_file *output;
 	FILE *out;                /* the stream of `output` */
 	bool warned_no_clock;
-	/* For the warning that the vCPU modes need filter.vm.state. */
-	bool saw_kvm_events;
-	bool saw_vcpu_states;
+	/* For the warnings about filter.vm.state (absent, or no mode). */
+	struct state_presence *state;
 	/* Every message goes through it: discarded ones become located gaps. */
 	struct stream_losses *losses;
 };
@@ -91,6 +91,7 @@ static void sink_destroy(struct threads_sink *sink)
 		return;
 	/* First: it holds messages and calls into the analysis. */
 	stream_losses_destroy(sink->losses);
+	state_presence_destroy(sink->state);
 	bt_message_iterator_put_ref(sink->iterator);
 	vm_writer_destroy(sink->writer);
 	/* Not committed (a failed or interrupted run): `path` stays as it was. */
@@ -154,6 +155,7 @@ static bool create_analysis(struct threads_sink *sink)
 	sink->machines = machine_table_create();
 	sink->threads = vm_threads_create(&cb);
 	sink->losses = stream_losses_create(handle_message, handle_gap, sink);
+	sink->state = state_presence_create();
 	return sink->decoder && sink->machines && sink->threads && sink->losses;
 }
 
@@ -306,6 +308,7 @@ static void handle_vcpu_state(struct threads_sink *sink, const bt_event *event,
 	struct vm_event ev = { .machine = 0 };
 
 	(void) event_decoder_decode_at(sink->decoder, event, ts, &ev);
+	state_presence_note_vcpu_state(sink->state, ev.u.vcpu_state.vm);
 	vm_threads_feed(sink->threads, &ev);
 }
 
@@ -323,10 +326,6 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg,
 	struct vm_event ev = { .machine = 0 };
 
 	ev.kind = event_decoder_kind(sink->decoder, bt_event_borrow_class_const(event));
-	if (ev.kind == VM_EVENT_KVM_ENTRY || ev.kind == VM_EVENT_KVM_EXIT)
-		sink->saw_kvm_events = true;
-	else if (ev.kind == VM_EVENT_VCPU_STATE)
-		sink->saw_vcpu_states = true;
 	if (ts)
 		ev.ts = *ts;
 	else if (!event_time(msg, &ev.ts)) {
@@ -343,6 +342,8 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg,
 		return;
 	}
 	ev.machine = event_machine(sink, event, stream_data)->index;
+	if (ev.kind == VM_EVENT_KVM_ENTRY || ev.kind == VM_EVENT_KVM_EXIT)
+		state_presence_note_kvm(sink->state, ev.machine);
 	/* Kinds other than VM_EVENT_OTHER decode. */
 	if (vm_threads_needs_fields(sink->threads, ev.machine, ev.kind))
 		(void) event_decoder_decode_at(sink->decoder, event, ev.ts, &ev);
@@ -403,8 +404,17 @@ static void handle_message(const bt_message *msg, const int64_t *ts,
 {
 	struct threads_sink *sink = data;
 
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT)
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
 		handle_event(sink, msg, ts, stream_data);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		state_presence_note_stream(sink->state,
+			bt_message_stream_beginning_borrow_stream_const(msg));
+		break;
+	default:
+		break;
+	}
 }
 
 /* The whole output is written: it replaces the file given by `path`. */
@@ -437,21 +447,20 @@ static bool commit_output(struct threads_sink *sink)
 	return false;
 }
 
+static void warn_state(const char *machine, const char *message, void *data)
+{
+	on_warning("vcpu-modes", machine, message, data);
+}
+
 /*
- * A host without filter.vm.state before the sink: nothing says when a vCPU
- * was in the hypervisor, preempted or blocked, so on-vCPU time reads as
- * `running`. Said once, at the end, when the whole input showed it.
+ * A host without vCPU modes (filter.vm.state absent, or it mapped no vCPU
+ * thread to a guest): nothing says when a vCPU was in the hypervisor,
+ * preempted or blocked, so on-vCPU time reads as `running`. Said once, at
+ * the end, when the whole input showed it.
  */
 static void warn_no_vcpu_modes(struct threads_sink *sink)
 {
-	if (!sink->saw_kvm_events || sink->saw_vcpu_states)
-		return;
-	THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
-		"The input has a host (kvm events) but no vm:vcpu_state events: the "
-		"vCPU modes need filter.vm.state before sink.vm.threads, so time on "
-		"a vCPU is reported as `running` even when the vCPU was in the "
-		"hypervisor, preempted or blocked. Add `-c filter.vm.state` before "
-		"the sink.");
+	state_presence_warn(sink->state, sink->machines, warn_state, sink);
 }
 
 /*
@@ -465,7 +474,7 @@ static void warn_unsynchronized(struct threads_sink *sink)
 {
 	char *message;
 
-	if (!sink->saw_kvm_events || sink->saw_vcpu_states ||
+	if (!state_presence_host_without_state(sink->state) ||
 			!machines_unsynchronized(sink->machines))
 		return;
 	message = machines_unsynchronized_message(sink->machines, "sink.vm.threads");

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sync/quality.h"
 #include "sync/sync.h"
 
 struct replay_event {

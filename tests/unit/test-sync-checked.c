@@ -7,7 +7,9 @@
 #include <glib.h>
 #include <string.h>
 
-#include "sync/sync.h"
+#include "sync/formula.h"
+#include "sync/prepared.h"
+#include "sync/formula-text.h"
 
 #define EPOCH_NS INT64_C(1600000000000000000)
 

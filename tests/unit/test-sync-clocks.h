@@ -10,6 +10,8 @@
 #include <check.h>
 #include <stdint.h>
 
+#include "sync/formula.h"
+#include "sync/prepared.h"
 #include "sync/sync.h"
 
 __extension__ typedef __int128 test_i128;

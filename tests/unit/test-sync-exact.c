@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "sync/quality.h"
 #include "sync/sync.h"
 #include "test-sync-clocks.h"
 

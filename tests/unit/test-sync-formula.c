@@ -4,7 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sync/sync.h"
+#include "sync/formula.h"
+#include "sync/prepared.h"
 
 #define EPOCH_NS INT64_C(1700000000123456789)
 

@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sync/sync.h"
+#include "sync/quality.h"
+#include "sync/formula.h"
+#include "sync/hull.h"
 
 struct step {
 	bool sent_by_t1;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "sync/quality.h"
 #include "sync/sync.h"
 
 enum { TCP = 1, VMSYNC = 0 };

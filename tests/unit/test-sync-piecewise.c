@@ -12,7 +12,9 @@
 
 #include "sync/online.h"
 #include "sync/segments.h"
-#include "sync/sync.h"
+#include "sync/formula.h"
+#include "sync/prepared.h"
+#include "sync/hull.h"
 
 #define BASE_NS INT64_C(1600000000000000000)
 #define MS INT64_C(1000000)

@@ -1,12 +1,22 @@
+/*
+ * Per-stream loss bookkeeping: see loss-streams.h.
+ */
+
 #include <glib.h>
 
 #include "event.h"
+#include "common/address-hash.h"
+#include "common/loss-streams.h"
 #include "common/packet-cpu.h"
-#include "state/loss-streams.h"
+
+#define CACHE_BITS 6
+#define CACHE_SIZE (1 << CACHE_BITS)
 
 struct loss_streams {
 	/* bt_stream * -> struct loss_stream */
 	GHashTable *table;
+	/* Direct-mapped, in front of `table`. */
+	struct loss_stream *cache[CACHE_SIZE];
 };
 
 static void free_entry(gpointer data)
@@ -28,8 +38,9 @@ struct loss_streams *loss_streams_create(void)
 
 void loss_streams_destroy(struct loss_streams *streams)
 {
-	if (!streams)
+	if (!streams) {
 		return;
+	}
 	g_hash_table_destroy(streams->table);
 	g_free(streams);
 }
@@ -42,8 +53,14 @@ uint64_t loss_stream_key(const bt_stream *stream)
 struct loss_stream *loss_streams_get(struct loss_streams *streams,
 		const bt_stream *stream)
 {
-	struct loss_stream *entry = g_hash_table_lookup(streams->table, stream);
+	struct loss_stream **cached =
+		&streams->cache[vm_address_hash(stream, CACHE_BITS)];
+	struct loss_stream *entry;
 
+	if (*cached && (*cached)->stream == stream) {
+		return *cached;
+	}
+	entry = g_hash_table_lookup(streams->table, stream);
 	if (!entry) {
 		entry = g_new0(struct loss_stream, 1);
 		entry->stream = stream;
@@ -51,13 +68,15 @@ struct loss_stream *loss_streams_get(struct loss_streams *streams,
 		entry->cpu = VM_FIELD_MISSING;
 		g_hash_table_insert(streams->table, (gpointer) stream, entry);
 	}
+	*cached = entry;
 	return entry;
 }
 
 struct loss_stream *loss_streams_find(struct loss_streams *streams, uint64_t key)
 {
-	if (key == UINT64_MAX)
+	if (key == UINT64_MAX) {
 		return NULL;
+	}
 	return g_hash_table_lookup(streams->table, (gconstpointer) (uintptr_t) key);
 }
 
@@ -71,5 +90,11 @@ void loss_streams_note_packet(struct loss_streams *streams, const bt_packet *pac
 
 void loss_streams_forget(struct loss_streams *streams, const bt_stream *stream)
 {
+	struct loss_stream **cached =
+		&streams->cache[vm_address_hash(stream, CACHE_BITS)];
+
+	if (*cached && (*cached)->stream == stream) {
+		*cached = NULL;
+	}
 	g_hash_table_remove(streams->table, stream);
 }

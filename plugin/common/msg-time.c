@@ -2,10 +2,11 @@
  * Stream and time of an upstream message: see msg-time.h.
  */
 
-#include "correlate/msg-time.h"
+#include "common/msg-time.h"
 
 static void set_snapshot(struct msg_time *out, const bt_clock_snapshot *snapshot)
 {
+	out->clock_class = bt_clock_snapshot_borrow_clock_class_const(snapshot);
 	out->value = bt_clock_snapshot_get_value(snapshot);
 	out->end_value = out->value;
 	out->has_time = bt_clock_snapshot_get_ns_from_origin(snapshot, &out->ns) ==
@@ -137,4 +138,18 @@ bool msg_time_is_range_end(const struct msg_time *time)
 	return time->has_time && (type == BT_MESSAGE_TYPE_PACKET_END ||
 		type == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
 		type == BT_MESSAGE_TYPE_DISCARDED_PACKETS);
+}
+
+bool msg_time_snapshot_ns(const bt_clock_snapshot *snapshot, int64_t *ns)
+{
+	if (!snapshot) {
+		return false;
+	}
+	if (bt_clock_snapshot_get_ns_from_origin(snapshot, ns) ==
+			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		return true;
+	}
+	/* The library's cause must not stay: the time is just not known. */
+	bt_current_thread_clear_error();
+	return false;
 }
