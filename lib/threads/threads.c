@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "util/time-span.h"
+#include "containers/containers.h"
 #include "threads/exit-stats.h"
 #include "threads/guest-threads.h"
 #include "threads/role-gate.h"
@@ -50,6 +51,8 @@ struct vm_threads {
 	bool host_seen;
 	bool any_event;
 	int64_t last_ts;
+	/* containers: the threads' PID namespaces (lib/containers) */
+	struct vm_containers *containers;
 };
 
 static void slot_destroy(gpointer data)
@@ -83,6 +86,7 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 	threads->exit_isa = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	threads->warned = vm_threads_warn_once_create();
 	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	threads->containers = vm_containers_create(); /* containers */
 	return threads;
 }
 
@@ -97,6 +101,7 @@ void vm_threads_destroy(struct vm_threads *threads)
 	g_hash_table_destroy(threads->exit_isa);
 	vm_threads_warn_once_destroy(threads->warned);
 	g_hash_table_destroy(threads->unmatched_vms);
+	vm_containers_destroy(threads->containers); /* containers */
 	g_free(threads);
 }
 
@@ -196,6 +201,7 @@ void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
 	mcb.data = slot;
 	slot->threads = vm_threads_machine_create(name, threads->vcpus, &mcb);
 	slot->gate = vm_threads_role_gate_create();
+	vm_containers_add_machine(threads->containers, index, name); /* containers */
 	g_ptr_array_index(threads->machines, index) = slot;
 	g_hash_table_insert(threads->machine_by_name,
 		(gpointer) vm_threads_machine_name(slot->threads), slot);
@@ -381,6 +387,7 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 {
 	struct machine_slot *slot;
 
+	vm_containers_feed(threads->containers, ev); /* containers */
 	if (ev->kind == VM_EVENT_LOSS) {
 		/* Not an event: its time ends nothing. */
 		on_loss(threads, ev);
@@ -434,6 +441,7 @@ bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int mach
 	case VM_EVENT_PROCESS_EXIT:
 	case VM_EVENT_PROCESS_FREE:
 	case VM_EVENT_STATEDUMP_PROCESS:
+	case VM_EVENT_STATEDUMP_PID_NS: /* containers */
 		/* What vm_threads_machine_feed() reads, except on the host. */
 		slot = machine < threads->machines->len ?
 			g_ptr_array_index(threads->machines, machine) : NULL;
@@ -513,4 +521,10 @@ void vm_threads_finish(struct vm_threads *threads)
 bool vm_threads_host_seen(const struct vm_threads *threads)
 {
 	return threads->host_seen;
+}
+
+/* containers */
+struct vm_containers *vm_threads_containers(const struct vm_threads *threads)
+{
+	return threads->containers;
 }
