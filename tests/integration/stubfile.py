@@ -31,7 +31,8 @@ TYPES = set(INTEGER_TYPES) | {"string"} | {t + "[]" for t in INTEGER_TYPES}
 
 
 def is_sequence(ftype):
-    """`s32[]` and the like: a sequence of integers, a list in Python."""
+    """`s32[]` and the like: a sequence of integers, a tuple in Python (events
+    stay hashable)."""
     return ftype.endswith("[]")
 
 DEFAULTS = {
@@ -226,7 +227,7 @@ def _parse_sequence(element_type, text):
     """`[1,2,3]` (or `[]`) of element_type."""
     if len(text) < 2 or text[0] != "[" or text[-1] != "]":
         raise ValueError(text)
-    values = [parse_int(part) for part in text[1:-1].split(",")] if text != "[]" else []
+    values = tuple(parse_int(part) for part in text[1:-1].split(",")) if text != "[]" else ()
     for value in values:
         _check_range(element_type, value)
     return values
@@ -321,7 +322,7 @@ def _parse_event(stub, tokens, where, line_no):
             _check_range(types[field], given[field])
         except ValueError:
             raise StubError("%s: bad value `%s` of field `%s`" % (where, value, field))
-    fields = {f: given.get(f, "" if t == "string" else [] if is_sequence(t) else 0)
+    fields = {f: given.get(f, "" if t == "string" else () if is_sequence(t) else 0)
               for f, t in stub.event_defs[name]}
     return Event(ts, cpu, name, fields, given, line_no)
 
@@ -376,7 +377,7 @@ def format_event(ts, cpu, name, fields, types=None):
     parts = ["%d %d %s" % (ts, cpu, name)]
     types = types or {}
     for field, value in fields.items():
-        if isinstance(value, list):
+        if isinstance(value, (list, tuple)):
             parts.append("%s=[%s]" % (field, ",".join("%d" % v for v in value)))
         elif isinstance(value, str):
             if value == "" or re.search(r'[\s#="\\]', value):

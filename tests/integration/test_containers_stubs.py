@@ -31,7 +31,7 @@ def replay(stub_path, until, tids):
             break
         words = ["EVENT", str(event.ts), str(event.cpu), event.name]
         for field, value in event.fields.items():
-            if isinstance(value, list):
+            if isinstance(value, tuple):
                 value = ",".join(str(v) for v in value)
             value = str(value)
             if not value or any(c.isspace() for c in value):

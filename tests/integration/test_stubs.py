@@ -127,7 +127,7 @@ def payload_values(payload):
     layout, the flat line fields it was built from."""
     if "transport_header" not in payload:
         return {name: str(field) if isinstance(field, bt2._StringFieldConst) else
-                [int(e) for e in field] if isinstance(field, bt2._ArrayFieldConst) else
+                tuple(int(e) for e in field) if isinstance(field, bt2._ArrayFieldConst) else
                 int(field)
                 for name, field in payload.items()
                 # a sequence's length member (stub-traces/README.md)
@@ -530,10 +530,10 @@ BAD_STUBS = [
     ("nested-field", "network-headers nested\n1 0 net_dev_queue sk=1\n", 2,
      ["unknown field `sk`", "saddr"]),
     ("binary", "\x01\x02\n", 1, ["unknown directive"]),
-    ("sequence-element", "1 0 sched_process_fork vtids=[1,x]\n", 1,
+    ("sequence-element", "event e v:s32[]\n1 0 e v=[1,x]\n", 2,
      ["bad value `[1,x]`", "[V,V,...]"]),
-    ("sequence-brackets", "1 0 sched_process_fork vtids=1,2\n", 1, ["bad value `1,2`"]),
-    ("sequence-range", "1 0 sched_process_fork vtids=[2147483648]\n", 1,
+    ("sequence-brackets", "event e v:s32[]\n1 0 e v=1,2\n", 2, ["bad value `1,2`"]),
+    ("sequence-range", "event e v:s32[]\n1 0 e v=[2147483648]\n", 2,
      ["signed 32-bit"]),
     ("sequence-string", "event e a:string[]\n", 1, ["unknown type `string[]`"]),
 ]

@@ -42,9 +42,9 @@ struct builtin_event {
  * and int are s32, long is s64, pointers are hexadecimal, comm arrays are
  * text (read back as strings). The enumerations of the statedump (type,
  * mode, submode, status) are written as their s32 container. The `vtids`
- * sequence of sched_process_fork (one id per PID namespace level, the
- * machine's first) comes after child_pid here, not before it as in
- * lttng-modules: readers find members by name.
+ * sequence of sched_process_fork is left out: a stub that needs it declares
+ * it (`vtids:s32[]`, stub-traces/README.md), so that the traces of all
+ * other stubs stay as they were.
  */
 static const struct builtin_event builtin_events[] = {
 	{ "sched_switch", "prev_comm:string prev_tid:s32 prev_prio:s32 prev_state:s64 "
@@ -54,7 +54,7 @@ static const struct builtin_event builtin_events[] = {
 	{ "sched_wakeup_new", "comm:string tid:s32 prio:s32 target_cpu:s32" },
 	{ "sched_process_fork", "parent_comm:string parent_tid:s32 parent_pid:s32 "
 		"parent_ns_inum:u32 child_comm:string child_tid:s32 child_pid:s32 "
-		"vtids:s32[] child_ns_inum:u32" },
+		"child_ns_inum:u32" },
 	{ "sched_process_exit", "comm:string tid:s32 prio:s32" },
 	{ "sched_process_free", "comm:string tid:s32 prio:s32" },
 	{ "lttng_statedump_start", "" },
@@ -62,8 +62,6 @@ static const struct builtin_event builtin_events[] = {
 	{ "lttng_statedump_process_state", "tid:s32 vtid:s32 pid:s32 vpid:s32 ppid:s32 "
 		"vppid:s32 name:string type:s32 mode:s32 submode:s32 status:s32 ns_level:s32 "
 		"ns_inum:u32 cpu:u32" },
-	{ "lttng_statedump_process_pid_ns", "tid:s32 vtid:s32 vpid:s32 vppid:s32 "
-		"ns_level:s32 ns_inum:u32" },
 	{ "kvm_entry", "vcpu_id:u32" },
 	{ "kvm_x86_entry", "vcpu_id:u32" },
 	{ "kvm_exit", "exit_reason:u32 guest_rip:x64 isa:u32 info1:u64 info2:u64" },
