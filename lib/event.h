@@ -20,6 +20,7 @@ enum vm_event_kind {
 	VM_EVENT_PROCESS_EXIT,
 	VM_EVENT_PROCESS_FREE,
 	VM_EVENT_STATEDUMP_PROCESS, /* lttng_statedump_process_state */
+	VM_EVENT_STATEDUMP_PID_NS,  /* lttng_statedump_process_pid_ns (LTTng >= 2.12) */
 	VM_EVENT_KVM_ENTRY,         /* kvm_entry, kvm_x86_entry */
 	VM_EVENT_KVM_EXIT,          /* kvm_exit, kvm_x86_exit */
 	VM_EVENT_VMSYNC_GH_GUEST,
@@ -50,6 +51,14 @@ struct vm_event {
 	int64_t ts;          /* ns since the Unix epoch, reference time base */
 	unsigned int machine; /* index of the machine (see the plugin's machine table) */
 	int64_t cpu;         /* cpu_id of the packet context, VM_FIELD_MISSING if none */
+	/*
+	 * The `pid_ns` context field (`lttng add-context -k -t pid_ns`): the
+	 * inode number of the PID namespace of the thread that was current
+	 * when the event was recorded (for sched_switch, the one switched
+	 * out). 0 when the event has none: no namespace has inode 0, and
+	 * events built with designated initializers get it for free.
+	 */
+	int64_t pid_ns;
 
 	union {
 		struct {
@@ -73,6 +82,16 @@ struct vm_event {
 			const char *child_comm;
 			int64_t child_tid;
 			int64_t child_pid;
+			/* The child's innermost PID namespace, missing before LTTng 2.8. */
+			int64_t child_ns_inum;
+			/*
+			 * From the `vtids` sequence (one id per nesting level, the
+			 * machine's first): its last element, the child's id in
+			 * its innermost namespace, and its length minus one, the
+			 * child's nesting level. Both missing without `vtids`.
+			 */
+			int64_t child_vtid;
+			int64_t child_ns_level;
 		} fork;
 
 		/* sched_migrate_task: thread `tid` now belongs to CPU `dest_cpu` */
@@ -87,12 +106,32 @@ struct vm_event {
 			int64_t tid;
 		} exit;
 
+		/*
+		 * LTTng 2.8 .. 2.11 write one such event per PID namespace level
+		 * of the thread, with that level's `vtid`, `vpid`, `ns_level` and
+		 * `ns_inum`; later versions leave those out (they read missing)
+		 * and write lttng_statedump_process_pid_ns events instead.
+		 */
 		struct {
 			int64_t tid;
 			int64_t pid;
 			int64_t ppid;
 			const char *name;
+			int64_t vtid;
+			int64_t vpid;
+			int64_t ns_level;
+			int64_t ns_inum;
 		} statedump;
+
+		/* lttng_statedump_process_pid_ns: one per nesting level of `tid` */
+		struct {
+			int64_t tid;
+			int64_t vtid;
+			int64_t vpid;
+			int64_t vppid;
+			int64_t ns_level;
+			int64_t ns_inum;
+		} pid_ns;
 
 		/*
 		 * lttng-modules >= 2.13 on Linux >= 5.10 writes the low half of

@@ -4,6 +4,7 @@
 
 #include "steal/steal.h"
 #include "util/time-span.h"
+#include "containers/containers.h"
 #include "threads/exit-stats.h"
 #include "threads/guest-threads.h"
 #include "threads/role-gate.h"
@@ -55,6 +56,8 @@ struct vm_threads {
 	bool host_seen;
 	bool any_event;
 	int64_t last_ts;
+	/* containers: the threads' PID namespaces (lib/containers) */
+	struct vm_containers *containers;
 };
 
 static void slot_destroy(gpointer data)
@@ -90,6 +93,7 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 	if (cb->steal_interval)
 		threads->steal = vm_steal_create(cb->steal_interval, cb->data);
 	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	threads->containers = vm_containers_create(); /* containers */
 	return threads;
 }
 
@@ -105,6 +109,7 @@ void vm_threads_destroy(struct vm_threads *threads)
 	g_hash_table_destroy(threads->exit_isa);
 	vm_warn_once_destroy(threads->warned);
 	g_hash_table_destroy(threads->unmatched_vms);
+	vm_containers_destroy(threads->containers); /* containers */
 	g_free(threads);
 }
 
@@ -220,6 +225,7 @@ void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
 	}
 	slot->threads = vm_threads_machine_create(name, threads->vcpus, &mcb);
 	slot->gate = vm_threads_role_gate_create();
+	vm_containers_add_machine(threads->containers, index, name); /* containers */
 	g_ptr_array_index(threads->machines, index) = slot;
 	g_hash_table_insert(threads->machine_by_name,
 		(gpointer) vm_threads_machine_name(slot->threads), slot);
@@ -411,6 +417,7 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 {
 	struct machine_slot *slot;
 
+	vm_containers_feed(threads->containers, ev); /* containers */
 	if (ev->kind == VM_EVENT_LOSS) {
 		/* Not an event: its time ends nothing. */
 		on_loss(threads, ev);
@@ -468,6 +475,7 @@ bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int mach
 	case VM_EVENT_PROCESS_FREE:
 	case VM_EVENT_STATEDUMP_PROCESS:
 	case VM_EVENT_SCHED_MIGRATE:
+	case VM_EVENT_STATEDUMP_PID_NS: /* containers */
 		/*
 		 * What vm_threads_machine_feed() reads, except on the host,
 		 * where only the steal analysis reads some.
@@ -554,4 +562,10 @@ void vm_threads_finish(struct vm_threads *threads)
 bool vm_threads_host_seen(const struct vm_threads *threads)
 {
 	return threads->host_seen;
+}
+
+/* containers */
+struct vm_containers *vm_threads_containers(const struct vm_threads *threads)
+{
+	return threads->containers;
 }

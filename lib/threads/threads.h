@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 #include "event.h"
+#include "containers/containers.h"
 #include "writers/writer.h"
 
 enum vm_threads_role {
@@ -94,5 +95,13 @@ void vm_threads_finish(struct vm_threads *threads);
  * intervals are each machine's own view.
  */
 bool vm_threads_host_seen(const struct vm_threads *threads);
+
+/*
+ * The containers of the threads of every machine fed (lib/containers):
+ * vm_containers_lookup_by_name(..., iv->machine, iv->tid, ...) gives the
+ * container of an interval's thread as known when it is reported. Owned
+ * by `threads`.
+ */
+struct vm_containers *vm_threads_containers(const struct vm_threads *threads);
 
 #endif /* VM_THREADS_THREADS_H */

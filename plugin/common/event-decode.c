@@ -16,7 +16,7 @@
 #include "common/address-hash.h"
 
 /* The largest number of payload members one kind reads. */
-#define MAX_MEMBERS 6
+#define MAX_MEMBERS 8
 
 /* Index of a member a class does not have. */
 #define NO_MEMBER UINT64_MAX
@@ -30,6 +30,9 @@ enum member_type {
 	MEMBER_SIGNED,     /* signed integer or enumeration */
 	MEMBER_UNSIGNED,   /* unsigned integer or enumeration */
 	MEMBER_STRING,
+	/* array or sequence of integers: its length and last element */
+	MEMBER_SIGNED_ARRAY,
+	MEMBER_UNSIGNED_ARRAY,
 };
 
 struct class_info {
@@ -40,6 +43,12 @@ struct class_info {
 	/* Index of `cpu_id` in the packet context, NO_MEMBER if none. */
 	uint64_t cpu_id_member;
 	enum member_type cpu_id_type;
+	/*
+	 * Index of the `pid_ns` context (`lttng add-context -t pid_ns`) in
+	 * the stream's event common context, NO_MEMBER if none.
+	 */
+	uint64_t pid_ns_member;
+	enum member_type pid_ns_type;
 	/* The default clock class of the stream class, NULL if none. */
 	const bt_clock_class *clock_class;
 };
@@ -96,6 +105,7 @@ static const struct kind_name kind_names[] = {
 	{ "sched_process_exit", VM_EVENT_PROCESS_EXIT },
 	{ "sched_process_free", VM_EVENT_PROCESS_FREE },
 	{ "lttng_statedump_process_state", VM_EVENT_STATEDUMP_PROCESS },
+	{ "lttng_statedump_process_pid_ns", VM_EVENT_STATEDUMP_PID_NS },
 	{ "kvm_entry", VM_EVENT_KVM_ENTRY },
 	{ "kvm_x86_entry", VM_EVENT_KVM_ENTRY },
 	{ "kvm_exit", VM_EVENT_KVM_EXIT },
@@ -117,10 +127,14 @@ static const char *const *member_names(enum vm_event_kind kind)
 		"prev_state", "next_comm", "next_tid", NULL };
 	static const char *const wakeup[] = { "comm", "tid", "target_cpu", NULL };
 	static const char *const fork[] = { "parent_comm", "parent_tid",
-		"parent_pid", "child_comm", "child_tid", "child_pid", NULL };
+		"parent_pid", "child_comm", "child_tid", "child_pid",
+		"child_ns_inum", "vtids", NULL };
 	static const char *const exit[] = { "comm", "tid", NULL };
 	static const char *const migrate[] = { "tid", "dest_cpu", NULL };
-	static const char *const statedump[] = { "tid", "pid", "ppid", "name", NULL };
+	static const char *const statedump[] = { "tid", "pid", "ppid", "name",
+		"vtid", "vpid", "ns_level", "ns_inum", NULL };
+	static const char *const pid_ns[] = { "tid", "vtid", "vpid", "vppid",
+		"ns_level", "ns_inum", NULL };
 	static const char *const kvm_entry[] = { "vcpu_id", NULL };
 	static const char *const kvm_exit[] = { "exit_reason", "isa", "vcpu_id",
 		NULL };
@@ -143,6 +157,8 @@ static const char *const *member_names(enum vm_event_kind kind)
 		return migrate;
 	case VM_EVENT_STATEDUMP_PROCESS:
 		return statedump;
+	case VM_EVENT_STATEDUMP_PID_NS:
+		return pid_ns;
 	case VM_EVENT_KVM_ENTRY:
 		return kvm_entry;
 	case VM_EVENT_KVM_EXIT:
@@ -184,7 +200,8 @@ static enum vm_event_kind kind_of_name(const char *name)
  */
 static bool names_a_thread(enum vm_event_kind kind)
 {
-	return kind == VM_EVENT_STATEDUMP_PROCESS || kind == VM_EVENT_PROCESS_FORK;
+	return kind == VM_EVENT_STATEDUMP_PROCESS || kind == VM_EVENT_PROCESS_FORK ||
+		kind == VM_EVENT_STATEDUMP_PID_NS;
 }
 
 static enum member_type type_of(const bt_field_class *fc)
@@ -199,6 +216,19 @@ static enum member_type type_of(const bt_field_class *fc)
 	}
 	if (type == BT_FIELD_CLASS_TYPE_STRING) {
 		return MEMBER_STRING;
+	}
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_ARRAY)) {
+		bt_field_class_type element = bt_field_class_get_type(
+			bt_field_class_array_borrow_element_field_class_const(fc));
+
+		if (bt_field_class_type_is(element,
+				BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
+			return MEMBER_SIGNED_ARRAY;
+		}
+		if (bt_field_class_type_is(element,
+				BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+			return MEMBER_UNSIGNED_ARRAY;
+		}
 	}
 	return MEMBER_OTHER;
 }
@@ -266,6 +296,12 @@ static struct class_info *class_info_create(const struct event_decoder *decoder,
 	}
 	info->cpu_id_member = member_index(packet_fc, "cpu_id");
 	info->cpu_id_type = member_type(packet_fc, info->cpu_id_member);
+	info->pid_ns_member = member_index(
+		bt_stream_class_borrow_event_common_context_field_class_const(
+			stream_class), "pid_ns");
+	info->pid_ns_type = member_type(
+		bt_stream_class_borrow_event_common_context_field_class_const(
+			stream_class), info->pid_ns_member);
 	/* Borrowed: the table holds a reference on the event class. */
 	info->clock_class =
 		bt_stream_class_borrow_default_clock_class_const(stream_class);
@@ -406,6 +442,33 @@ static inline const char *read_string(const bt_field *struct_field, uint64_t ind
 	return bt_field_string_get_value(field);
 }
 
+/*
+ * An array of integers: its length minus one (`level`) and its last element
+ * (`last`), both VM_FIELD_MISSING when it is empty or not such an array.
+ */
+static void read_array_last(const bt_field *struct_field, uint64_t index,
+		enum member_type type, int64_t *level, int64_t *last)
+{
+	const bt_field *field;
+	const bt_field *element;
+	uint64_t length;
+
+	*level = VM_FIELD_MISSING;
+	*last = VM_FIELD_MISSING;
+	if (type != MEMBER_SIGNED_ARRAY && type != MEMBER_UNSIGNED_ARRAY)
+		return;
+	field = member_field(struct_field, index);
+	length = field ? bt_field_array_get_length(field) : 0;
+	if (length == 0)
+		return;
+	element = bt_field_array_borrow_element_field_by_index_const(field,
+		length - 1);
+	*level = (int64_t) (length - 1);
+	*last = type == MEMBER_SIGNED_ARRAY ?
+		bt_field_integer_signed_get_value(element) :
+		(int64_t) bt_field_integer_unsigned_get_value(element);
+}
+
 /* Readers of the i-th member of the kind's list. */
 #define INT_AT(i) read_integer(payload, info->members[i], info->member_types[i])
 #define STR_AT(i) read_string(payload, info->members[i], info->member_types[i])
@@ -433,6 +496,9 @@ static void decode_payload(const struct class_info *info,
 		out->u.fork.child_comm = STR_AT(3);
 		out->u.fork.child_tid = INT_AT(4);
 		out->u.fork.child_pid = INT_AT(5);
+		out->u.fork.child_ns_inum = INT_AT(6);
+		read_array_last(payload, info->members[7], info->member_types[7],
+			&out->u.fork.child_ns_level, &out->u.fork.child_vtid);
 		break;
 	case VM_EVENT_PROCESS_EXIT:
 	case VM_EVENT_PROCESS_FREE:
@@ -448,6 +514,18 @@ static void decode_payload(const struct class_info *info,
 		out->u.statedump.pid = INT_AT(1);
 		out->u.statedump.ppid = INT_AT(2);
 		out->u.statedump.name = STR_AT(3);
+		out->u.statedump.vtid = INT_AT(4);
+		out->u.statedump.vpid = INT_AT(5);
+		out->u.statedump.ns_level = INT_AT(6);
+		out->u.statedump.ns_inum = INT_AT(7);
+		break;
+	case VM_EVENT_STATEDUMP_PID_NS:
+		out->u.pid_ns.tid = INT_AT(0);
+		out->u.pid_ns.vtid = INT_AT(1);
+		out->u.pid_ns.vpid = INT_AT(2);
+		out->u.pid_ns.vppid = INT_AT(3);
+		out->u.pid_ns.ns_level = INT_AT(4);
+		out->u.pid_ns.ns_inum = INT_AT(5);
 		break;
 	case VM_EVENT_KVM_ENTRY:
 		out->u.kvm_entry.vcpu_id = INT_AT(0);
@@ -527,6 +605,25 @@ static int64_t read_cpu_id(struct event_decoder *decoder,
 	return decoder->packets[set].cpu_id;
 }
 
+/* The event's pid_ns context, 0 when it has none (see lib/event.h). */
+static inline int64_t read_pid_ns(const struct class_info *info,
+		const bt_event *event)
+{
+	int64_t value;
+
+	if (info->pid_ns_member == NO_MEMBER)
+		return 0;
+	value = read_integer(bt_event_borrow_common_context_field_const(event),
+		info->pid_ns_member, info->pid_ns_type);
+	return value == VM_FIELD_MISSING ? 0 : value;
+}
+
+int64_t event_decoder_pid_ns(struct event_decoder *decoder, const bt_event *event)
+{
+	return read_pid_ns(lookup_class(decoder, bt_event_borrow_class_const(event)),
+		event);
+}
+
 int64_t event_decoder_cpu_id(struct event_decoder *decoder, const bt_event *event)
 {
 	return read_cpu_id(decoder, lookup_class(decoder, bt_event_borrow_class_const(event)),
@@ -586,6 +683,7 @@ static inline void decode_fields(struct event_decoder *decoder,
 		struct vm_event *out)
 {
 	out->cpu = read_cpu_id(decoder, info, event);
+	out->pid_ns = read_pid_ns(info, event);
 	decode_payload(info, bt_event_borrow_payload_field_const(event), out);
 }
 

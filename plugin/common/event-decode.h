@@ -56,6 +56,13 @@ enum vm_event_kind event_decoder_kind(struct event_decoder *decoder,
  */
 int64_t event_decoder_cpu_id(struct event_decoder *decoder, const bt_event *event);
 
+/*
+ * The `pid_ns` context field of any event (whatever its kind), as
+ * event_decoder_decode() would set out->pid_ns: 0 if none. For a user that
+ * does not decode events of VM_EVENT_OTHER kind but follows containers.
+ */
+int64_t event_decoder_pid_ns(struct event_decoder *decoder, const bt_event *event);
+
 /* The default clock of an event message. */
 struct event_clock {
 	const bt_clock_class *clock_class;  /* NULL: none */

@@ -27,7 +27,13 @@ INTEGER_TYPES = {
     "x8": (False, 8, 16), "x16": (False, 16, 16), "x32": (False, 32, 16),
     "x64": (False, 64, 16),
 }
-TYPES = set(INTEGER_TYPES) | {"string"}
+TYPES = set(INTEGER_TYPES) | {"string"} | {t + "[]" for t in INTEGER_TYPES}
+
+
+def is_sequence(ftype):
+    """`s32[]` and the like: a sequence of integers, a tuple in Python (events
+    stay hashable)."""
+    return ftype.endswith("[]")
 
 DEFAULTS = {
     "clock-offset-s": 1600000000,
@@ -217,6 +223,16 @@ def _check_range(ftype, value):
         raise ValueError(value)
 
 
+def _parse_sequence(element_type, text):
+    """`[1,2,3]` (or `[]`) of element_type."""
+    if len(text) < 2 or text[0] != "[" or text[-1] != "]":
+        raise ValueError(text)
+    values = tuple(parse_int(part) for part in text[1:-1].split(",")) if text != "[]" else ()
+    for value in values:
+        _check_range(element_type, value)
+    return values
+
+
 def _apply_directive(stub, tokens, where):
     name, args = tokens[0], tokens[1:]
 
@@ -299,11 +315,15 @@ def _parse_event(stub, tokens, where, line_no):
             given[field] = value
             continue
         try:
+            if is_sequence(types[field]):
+                given[field] = _parse_sequence(types[field][:-2], value)
+                continue
             given[field] = parse_int(value)
             _check_range(types[field], given[field])
         except ValueError:
             raise StubError("%s: bad value `%s` of field `%s`" % (where, value, field))
-    fields = {f: given.get(f, "" if t == "string" else 0) for f, t in stub.event_defs[name]}
+    fields = {f: given.get(f, "" if t == "string" else () if is_sequence(t) else 0)
+              for f, t in stub.event_defs[name]}
     return Event(ts, cpu, name, fields, given, line_no)
 
 
@@ -357,7 +377,9 @@ def format_event(ts, cpu, name, fields, types=None):
     parts = ["%d %d %s" % (ts, cpu, name)]
     types = types or {}
     for field, value in fields.items():
-        if isinstance(value, str):
+        if isinstance(value, (list, tuple)):
+            parts.append("%s=[%s]" % (field, ",".join("%d" % v for v in value)))
+        elif isinstance(value, str):
             if value == "" or re.search(r'[\s#="\\]', value):
                 value = '"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
             parts.append("%s=%s" % (field, value))

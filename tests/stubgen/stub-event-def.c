@@ -41,8 +41,10 @@ struct builtin_event {
  * Field names and types as lttng-modules (2.10 era) declares them: pid_t
  * and int are s32, long is s64, pointers are hexadecimal, comm arrays are
  * text (read back as strings). The enumerations of the statedump (type,
- * mode, submode, status) are written as their s32 container; the `vtids`
- * sequence of sched_process_fork is left out (the format has no arrays).
+ * mode, submode, status) are written as their s32 container. The `vtids`
+ * sequence of sched_process_fork is left out: a stub that needs it declares
+ * it (`vtids:s32[]`, stub-traces/README.md), so that the traces of all
+ * other stubs stay as they were.
  */
 static const struct builtin_event builtin_events[] = {
 	{ "sched_switch", "prev_comm:string prev_tid:s32 prev_prio:s32 prev_state:s64 "
@@ -101,7 +103,8 @@ bool stub_field_type_from_name(const char *name, enum stub_field_type *type)
 
 const char *stub_field_type_accepted(void)
 {
-	return "s8 s16 s32 s64 u8 u16 u32 u64 x8 x16 x32 x64 string";
+	return "s8 s16 s32 s64 u8 u16 u32 u64 x8 x16 x32 x64 string "
+		"(an integer type followed by `[]`: a sequence)";
 }
 
 unsigned int stub_field_type_bits(enum stub_field_type type)
@@ -175,6 +178,8 @@ static bool parse_field_spec(const char *spec, struct stub_field_def *field, GSt
 	const char *colon = strchr(spec, ':');
 	enum stub_field_type type;
 	char *name;
+	char *type_name;
+	bool is_sequence;
 
 	if (!colon) {
 		g_string_printf(error, "field `%s` has no type: expecting FIELD:TYPE with TYPE one of %s",
@@ -187,14 +192,20 @@ static bool parse_field_spec(const char *spec, struct stub_field_def *field, GSt
 		g_free(name);
 		return false;
 	}
-	if (!stub_field_type_from_name(colon + 1, &type)) {
+	is_sequence = g_str_has_suffix(colon + 1, "[]");
+	type_name = g_strndup(colon + 1, strlen(colon + 1) - (is_sequence ? 2 : 0));
+	if (!stub_field_type_from_name(type_name, &type) ||
+			(is_sequence && type == STUB_FIELD_STRING)) {
 		g_string_printf(error, "unknown type `%s` of field `%s`: expecting one of %s",
 			colon + 1, name, stub_field_type_accepted());
 		g_free(name);
+		g_free(type_name);
 		return false;
 	}
+	g_free(type_name);
 	field->name = name;
 	field->type = type;
+	field->is_sequence = is_sequence;
 	return true;
 }
 

@@ -30,7 +30,13 @@ enum stub_field_type {
 
 struct stub_field_def {
 	char *name;
+	/* of the elements, for a sequence */
 	enum stub_field_type type;
+	/*
+	 * `TYPE[]`: a sequence of integers (lttng-modules' ctf_sequence),
+	 * written `[1,2,3]` on event lines.
+	 */
+	bool is_sequence;
 };
 
 /* How the payload of an event is laid out in the trace. */

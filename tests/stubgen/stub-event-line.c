@@ -108,6 +108,42 @@ static const char *type_range(enum stub_field_type type)
 	return ranges[type];
 }
 
+bool stub_sequence_parse(enum stub_field_type type, const char *text, size_t len,
+		GArray *values)
+{
+	char *copy = g_strndup(text, len);
+	char **parts = g_strsplit(copy, ",", -1);
+	bool ok = true;
+
+	/* "[]" is the empty sequence; "[,]" or "[1,]" are errors. */
+	for (size_t i = 0; len > 0 && parts[i] && ok; i++) {
+		union stub_value value;
+
+		ok = integer_in_range(type, parts[i], &value);
+		if (ok) {
+			g_array_append_val(values, value);
+		}
+	}
+	g_strfreev(parts);
+	g_free(copy);
+	return ok;
+}
+
+/* A sequence field's value: `[` integers separated by `,` `]`. */
+static bool parse_sequence(const struct stub_field_def *field, const char *text,
+		union stub_value *value)
+{
+	size_t len = strlen(text);
+	GArray *check = g_array_new(FALSE, FALSE, sizeof(union stub_value));
+	bool ok = len >= 2 && text[0] == '[' && text[len - 1] == ']' &&
+		stub_sequence_parse(field->type, text + 1, len - 2, check);
+
+	g_array_free(check, TRUE);
+	value->seq.text = text + 1;
+	value->seq.len = len >= 2 ? len - 2 : 0;
+	return ok;
+}
+
 static bool parse_field(struct stub_event_line *event, const char *token, GString *error)
 {
 	const char *equal = strchr(token, '=');
@@ -142,6 +178,16 @@ static bool parse_field(struct stub_event_line *event, const char *token, GStrin
 		g_array_index(event->values, union stub_value, index).str = equal + 1;
 		return true;
 	}
+	if (field->is_sequence) {
+		if (parse_sequence(field, equal + 1,
+				&g_array_index(event->values, union stub_value, index))) {
+			return true;
+		}
+		g_string_printf(error, "bad value `%s` of field `%s` of event `%s`: expecting "
+			"[V,V,...] (or []) with each V %s (decimal or 0x hexadecimal)",
+			equal + 1, name, event->def->name, type_range(field->type));
+		return false;
+	}
 	if (!integer_in_range(field->type, equal + 1,
 			&g_array_index(event->values, union stub_value, index))) {
 		g_string_printf(error, "bad value `%s` of field `%s` of event `%s`: expecting %s "
@@ -165,6 +211,9 @@ static void reset_values(struct stub_event_line *event)
 
 		if (field->type == STUB_FIELD_STRING) {
 			value->str = "";
+		} else if (field->is_sequence) {
+			value->seq.text = "";
+			value->seq.len = 0;
 		} else {
 			value->u = 0;
 		}

@@ -18,7 +18,19 @@ union stub_value {
 	int64_t s;
 	uint64_t u;
 	const char *str;
+	/* a sequence: the text between its brackets, checked ("" when empty) */
+	struct {
+		const char *text;
+		size_t len;
+	} seq;
 };
+
+/*
+ * The elements of a sequence value `[a,b,...]` of element type `type`:
+ * appends them to `values` (union stub_value); false on a bad element.
+ */
+bool stub_sequence_parse(enum stub_field_type type, const char *text, size_t len,
+		GArray *values);
 
 /* The NAME of a loss line: `TIMESTAMP CPU !lost COUNT` (stub-traces/README.md). */
 #define STUB_LOSS_NAME "!lost"

@@ -271,6 +271,35 @@ static bool close_packet(struct stub_iterator *iter, struct cpu_stream *cpu, uin
 	return ok;
 }
 
+/* A sequence's elements, checked when its line was parsed. */
+static bool set_sequence(const struct stub_field_def *def, const union stub_value *value,
+		bt_field *length, bt_field *field)
+{
+	GArray *elements = g_array_new(FALSE, FALSE, sizeof(union stub_value));
+	/* The length member is a u8, as in lttng-modules. */
+	bool ok = stub_sequence_parse(def->type, value->seq.text, value->seq.len, elements) &&
+		elements->len <= UINT8_MAX &&
+		bt_field_array_dynamic_set_length(field, elements->len) ==
+			BT_FIELD_DYNAMIC_ARRAY_SET_LENGTH_STATUS_OK;
+
+	if (ok) {
+		bt_field_integer_unsigned_set_value(length, elements->len);
+	}
+	for (guint i = 0; ok && i < elements->len; i++) {
+		bt_field *element = bt_field_array_borrow_element_field_by_index(field, i);
+
+		if (stub_field_type_is_signed(def->type)) {
+			bt_field_integer_signed_set_value(element,
+				g_array_index(elements, union stub_value, i).s);
+		} else {
+			bt_field_integer_unsigned_set_value(element,
+				g_array_index(elements, union stub_value, i).u);
+		}
+	}
+	g_array_free(elements, TRUE);
+	return ok;
+}
+
 static bool set_payload(struct stub_iterator *iter, bt_field *payload)
 {
 	const struct stub_event_line *event = &iter->event;
@@ -278,13 +307,25 @@ static bool set_payload(struct stub_iterator *iter, bt_field *payload)
 	if (event->def->layout == STUB_EVENT_LAYOUT_NET_HEADERS) {
 		return stub_net_payload_set(payload, event, iter->error);
 	}
-	for (guint i = 0; i < event->def->fields->len; i++) {
+	/* A sequence takes two members: its length (stub-trace.c), then itself. */
+	for (guint i = 0, member = 0; i < event->def->fields->len; i++, member++) {
 		const struct stub_field_def *def =
 			&g_array_index(event->def->fields, struct stub_field_def, i);
 		const union stub_value *value = &g_array_index(event->values, union stub_value, i);
-		bt_field *field = bt_field_structure_borrow_member_field_by_index(payload, i);
+		bt_field *field;
 
-		if (def->type == STUB_FIELD_STRING) {
+		if (def->is_sequence) {
+			member++;
+		}
+		field = bt_field_structure_borrow_member_field_by_index(payload, member);
+		if (def->is_sequence) {
+			if (!set_sequence(def, value,
+					bt_field_structure_borrow_member_field_by_index(payload,
+						member - 1), field)) {
+				g_string_assign(iter->error, "Cannot set a sequence field (out of memory?).");
+				return false;
+			}
+		} else if (def->type == STUB_FIELD_STRING) {
 			if (bt_field_string_set_value(field, value->str) !=
 					BT_FIELD_STRING_SET_VALUE_STATUS_OK) {
 				g_string_assign(iter->error, "Cannot set a string field (out of memory?).");

@@ -26,6 +26,30 @@ static bt_field_class *create_integer_class(bt_trace_class *trace_class,
 	return fc;
 }
 
+/*
+ * A sequence of `element`s whose length is the u8 member `NAME_length`
+ * appended just before it (lttng-modules' `_NAME_length`): sink.ctf.fs
+ * writes a length field of its own for a sequence without one, which
+ * src.ctf.fs then shows, so the trace read back would differ from the
+ * source's. NULL on error.
+ */
+static bt_field_class *sequence_class(bt_trace_class *trace_class, bt_field_class *payload,
+		const struct stub_field_def *field, bt_field_class *element)
+{
+	bt_field_class *length = create_integer_class(trace_class, STUB_FIELD_U8);
+	char *length_name = g_strdup_printf("%s_length", field->name);
+	bt_field_class *sequence = NULL;
+
+	if (length && bt_field_class_structure_append_member(payload, length_name, length) ==
+			BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK) {
+		sequence = bt_field_class_array_dynamic_create(trace_class, element, length);
+	}
+	bt_field_class_put_ref(length);
+	bt_field_class_put_ref(element);
+	g_free(length_name);
+	return sequence;
+}
+
 static bt_field_class *create_payload_class(bt_trace_class *trace_class,
 		const struct stub_event_def *def)
 {
@@ -40,6 +64,10 @@ static bt_field_class *create_payload_class(bt_trace_class *trace_class,
 		bt_field_class *member = field->type == STUB_FIELD_STRING ?
 			bt_field_class_string_create(trace_class) :
 			create_integer_class(trace_class, field->type);
+
+		if (member && field->is_sequence) {
+			member = sequence_class(trace_class, payload, field, member);
+		}
 		bool appended = member && bt_field_class_structure_append_member(payload,
 			field->name, member) == BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK;
 
