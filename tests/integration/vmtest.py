@@ -178,7 +178,9 @@ def stub_to_ctf(stub_path, out_dir=None):
     if out_dir is None:
         rel = os.path.relpath(stub_path, STUB_DIR)
         if rel.startswith(".."):
-            rel = os.path.basename(stub_path)
+            # Not a bundled stub: named after its own path, so that two
+            # tests' `host.stub` never share (and overwrite) one CTF copy.
+            rel = os.path.join("other", os.path.abspath(stub_path).strip(os.sep))
         out_dir = os.path.join(WORK_DIR, "stub-ctf", rel[:-len(".stub")]
                                if rel.endswith(".stub") else rel)
     stamp = os.path.join(out_dir, ".stamp")
