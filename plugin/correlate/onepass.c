@@ -299,6 +299,26 @@ static bool has_line(struct vm_sync_online *online)
 	return online && vm_sync_online_fewest_each_way(online) > 0;
 }
 
+static bool sync_pass_may_pair(struct correlate_iter *iter, const struct onepass_machine *op);
+
+/*
+ * Whether `op` has vmsync matches both ways with a machine other than the
+ * reference: a path through it (a guest to the host, when a guest is the
+ * reference) that only the sync pass composes.
+ */
+static bool vmsync_elsewhere(struct correlate_iter *iter, const struct onepass_machine *op)
+{
+	unsigned int self = iter->sync_index[op->machine->index];
+
+	for (unsigned int other = 1; other < iter->sync_count; other++) {
+		if (other != self && has_line(vm_sync_online_of(iter->by_vmsync, other, self))) {
+			return true;
+		}
+	}
+
+	return false;
+}
+
 /* The pair map with the reference that `op` can follow: vmsync first. */
 static struct vm_sync_online *candidate(struct correlate_iter *iter,
 		const struct onepass_machine *op, const char **method)
@@ -321,6 +341,16 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 	if (info->vcpu_online) {
 		*method = "vcpu";
 		return info->vcpu_online;
+	}
+
+	/*
+	 * One precedence in both models: vmsync through another machine comes
+	 * before TCP with the reference (sync-pass.c builds the vmsync tree
+	 * first), so the sync pass takes such a machine when it can.
+	 */
+	if (tcp && wanted != CORRELATE_SYNC_TCP && vmsync_elsewhere(iter, op) &&
+			sync_pass_may_pair(iter, op)) {
+		return NULL;
 	}
 
 	/* SPEC: a guest that the vCPU method may synchronize is tried by it before TCP. */
