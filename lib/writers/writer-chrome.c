@@ -245,14 +245,18 @@ static void chrome_thread_interval(struct vm_writer *w, const struct vm_thread_i
 	struct chrome_writer *cw = (struct chrome_writer *) w;
 	struct chrome_machine *m = machine_of(cw, iv->machine);
 	int64_t tid = thread_track(cw, m, iv);
-	FILE *out = open_complete_event(cw, m->pid, tid, iv->state,
-		trace_time(cw, iv->begin_ns), trace_time(cw, iv->end_ns));
+	FILE *out;
 	bool first = true;
 
-	if (iv->vcpu != -1)
-		write_int_arg(out, &first, "vcpu", iv->vcpu);
-	write_reason_args(out, &first, iv->isa, iv->reason);
-	close_complete_event(out);
+	if (!w->steal_with_threads || !iv->state || strcmp(iv->state, "preempted") != 0) {
+		/* A preempted one comes as its steal rows, which name the culprits. */
+		out = open_complete_event(cw, m->pid, tid, iv->state,
+			trace_time(cw, iv->begin_ns), trace_time(cw, iv->end_ns));
+		if (iv->vcpu != -1)
+			write_int_arg(out, &first, "vcpu", iv->vcpu);
+		write_reason_args(out, &first, iv->isa, iv->reason);
+		close_complete_event(out);
+	}
 	if (iv->vcpu != -1)
 		write_thread_on_vcpu_track(cw, m, iv);
 }
@@ -426,6 +430,8 @@ struct vm_writer *vm_writer_chrome_new(enum vm_writer_what what, FILE *out)
 	struct chrome_writer *cw = g_new0(struct chrome_writer, 1);
 
 	vm_writer_init_base(&cw->base, &chrome_ops, what, out);
+	/* Preempted slices name their culprits: the steal rows come with threads. */
+	cw->base.steal_with_threads = true;
 	cw->machines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 		chrome_machine_free);
 	cw->next_pid = 1;

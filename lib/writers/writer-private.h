@@ -27,6 +27,11 @@ struct vm_writer {
 	const struct vm_writer_ops *ops;
 	enum vm_writer_what what;
 	bool every_kind;   /* the text summary: every kind, whatever `what` */
+	/*
+	 * Steal rows wanted with `what` threads too: chrome names the culprits
+	 * of each preempted slice (SPEC, Who took the time).
+	 */
+	bool steal_with_threads;
 	bool no_host;      /* see vm_writer_set_no_host() */
 	FILE *out;
 	bool finished;

@@ -100,7 +100,11 @@ void vm_writer_set_no_host(struct vm_writer *w, bool no_host)
 
 bool vm_writer_wants(const struct vm_writer *w, enum vm_writer_what kind)
 {
-	return !w->finished && (w->every_kind || w->what == kind);
+	if (w->finished) {
+		return false;
+	}
+	return w->every_kind || w->what == kind || (kind == VM_WRITER_STEAL &&
+		w->steal_with_threads && w->what == VM_WRITER_THREADS);
 }
 
 void vm_writer_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)

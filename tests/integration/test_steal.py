@@ -2,7 +2,8 @@
 
 - noisy-neighbour: the rows read off the stub by hand (t = ns after the stub
   clock offset), identical in both graph forms and in csv and json; the text
-  table; chrome opens.
+  table; chrome opens, and names the culprits of preempted slices with
+  what=threads too.
 - vm-workload traces (3 guests on 2 host CPUs, with and without losses):
   each guest thread's steal adds up to its `preempted` time of what=threads
   (from the thread's first appearance on: before it, only steal names it,
@@ -124,6 +125,17 @@ def check_noisy_neighbour():
     tc.check_chrome(out)
     if '"name":"batch vCPU 0"' not in out or '"culprit_comm":"IO iothread0"' not in out:
         vmtest.fail("chrome what=steal does not name the culprits:\n" + out)
+    # what=threads too: each preempted slice of a thread names its culprit.
+    out, _ = run(convert_args(order, 'format="chrome",what="threads"'))
+    tc.check_chrome(out)
+    events = json.loads(out)["traceEvents"]
+    preempted = [e for e in events if e.get("ph") == "X" and e.get("name") == "preempted"]
+    if not preempted or any("culprit_kind" not in e.get("args", {}) for e in preempted):
+        vmtest.fail("chrome what=threads: preempted slices without their culprit:\n%s"
+                    % preempted)
+    if {e["args"]["culprit_kind"] for e in preempted} != {"vcpu", "vmm", "idle", "host"}:
+        vmtest.fail("chrome what=threads: preempted slices' culprits %s"
+                    % sorted({e["args"]["culprit_kind"] for e in preempted}))
 
 
 def generated(name, extra):
