@@ -95,9 +95,9 @@ def outputs():
     """{"NAME FORM": sha256} of every case."""
     result = {}
     for name, traces, params in cases():
-        # src.ctf.fs names streams by the real path of their files.
-        INPUT_DIRS.extend(traces.values())
-        INPUT_DIRS.extend(os.path.realpath(path) for path in traces.values())
+        # src.ctf.fs names streams by the normalized path of their files.
+        for path in traces.values():
+            INPUT_DIRS.extend((path, os.path.abspath(path), os.path.realpath(path)))
         filters = [("filter.vm.correlate", params)]
         result[name + " run"] = digest(truthdata.run_form(traces, filters, "sink.text.details"))
         result[name + " convert"] = digest(truthdata.convert_form(traces, filters,
