@@ -66,13 +66,13 @@ static void place_in_container(wl_guest *guest, wl_pidns **chain, int depth, int
 void wl_containers_setup(wl_sim *sim, wl_guest *guest)
 {
 	int n = sim->opt.containers, depth = sim->opt.container_depth;
-	wl_pidns *chains[64][MAX_NS_DEPTH];
-	int placed[64] = { 0 };
+	wl_pidns *chains[MAX_CONTAINERS][MAX_NS_DEPTH];
+	int placed[MAX_CONTAINERS] = { 0 };
 
 	guest->pidns = g_ptr_array_new_with_free_func(g_free);
 	if (n <= 0)
 		return;
-	g_assert(n <= 64);
+	g_assert(n <= MAX_CONTAINERS);
 	/* round-robin: containers 0..n-1, then one thread in none */
 	for (guint k = 0; k < guest->threads->len; k++) {
 		int c = (int)(k % (guint)(n + 1));
@@ -84,9 +84,8 @@ void wl_containers_setup(wl_sim *sim, wl_guest *guest)
 	}
 }
 
-void wl_containers_fork(wl_guest *guest, const wl_guest_thread *parent, wl_guest_thread *child)
+void wl_containers_fork(const wl_guest_thread *parent, wl_guest_thread *child)
 {
-	(void)guest;
 	child->vtids[0] = child->tid;
 	if (parent->ns)
 		join(child, parent->ns);

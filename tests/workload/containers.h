@@ -30,7 +30,7 @@ extern const char *const wl_containers_fork_def[];
 /* Puts the guest's initial threads in their namespaces (before placing). */
 void wl_containers_setup(wl_sim *sim, wl_guest *guest);
 /* A forked CHILD joins PARENT's namespace, with an id in each level. */
-void wl_containers_fork(wl_guest *guest, const wl_guest_thread *parent, wl_guest_thread *child);
+void wl_containers_fork(const wl_guest_thread *parent, wl_guest_thread *child);
 /* The inode of the thread's innermost namespace (NULL: the idle task). */
 uint32_t wl_containers_inum(const wl_guest_thread *thread);
 /* The thread's pid (= tid) and ppid seen from level LEVEL (0 = the guest). */

@@ -148,7 +148,7 @@ static wl_guest_thread *new_thread(wl_guest *guest, const wl_guest_thread *paren
 	child->syscall = -1;
 	child->wake_ns = NEVER;
 	wl_truth_track_init(&child->track);
-	wl_containers_fork(guest, parent, child);
+	wl_containers_fork(parent, child);
 	g_ptr_array_add(guest->threads, child);
 	guest->live_threads++;
 	guest->max_forks--;

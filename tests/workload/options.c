@@ -21,7 +21,6 @@ enum {
 	MAX_THREADS = 10000,
 	/* Beyond this a guest clock would no longer be a clock. */
 	MAX_DRIFT_PPM = 10000,
-	MAX_CONTAINERS = 64,
 };
 
 #define NS_PER_MS INT64_C(1000000)

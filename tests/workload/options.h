@@ -16,8 +16,8 @@ typedef enum { STATEDUMP_2_11, STATEDUMP_2_12 } wl_statedump_layout;
 /* The kvm_exit `isa` values: Intel VT-x or AMD-V. */
 typedef enum { WL_ISA_VMX = 1, WL_ISA_SVM = 2 } wl_isa;
 
-/* Deepest PID namespace nesting of --container-depth. */
-enum { MAX_NS_DEPTH = 8 };
+/* Deepest PID namespace nesting of --container-depth; most --containers. */
+enum { MAX_NS_DEPTH = 8, MAX_CONTAINERS = 64 };
 
 typedef struct wl_options {
 	char *out_dir;
