@@ -48,10 +48,12 @@ class StubError(Exception):
 
 
 class Event:
-    __slots__ = ("ts", "cpu", "name", "fields", "given", "line")
+    __slots__ = ("ts", "cpu", "name", "fields", "given", "line", "context")
 
-    def __init__(self, ts, cpu, name, fields, given, line):
+    def __init__(self, ts, cpu, name, fields, given, line, context=None):
         self.ts = ts
+        # The event context fields (`event-context`), 0 when not given.
+        self.context = context or {}
         self.cpu = cpu
         self.name = name
         self.fields = fields
@@ -99,6 +101,8 @@ class Stub:
         self.has_clock = True
         self.packet_end_overlap = 0
         self.event_defs = builtin_events()
+        # `event-context`: [(field, type)] every event carries.
+        self.context_defs = []
         # Events written in the lttng-modules >= 2.9 network layout.
         self.nested = set()
         self.events = []
@@ -279,6 +283,17 @@ def _apply_directive(stub, tokens, where):
                 fields.append((field, ftype))
             stub.event_defs[args[0]] = fields
             stub.nested.discard(args[0])
+        elif name == "event-context":
+            fields = []
+            for spec in args:
+                field, _, ftype = spec.partition(":")
+                if (ftype not in TYPES or ftype == "string" or is_sequence(ftype)
+                        or field in [f for f, _ in fields]):
+                    raise StubError("%s: bad context field spec `%s`" % (where, spec))
+                fields.append((field, ftype))
+            if not fields:
+                raise StubError("%s: `event-context` expects FIELD:TYPE ..." % where)
+            stub.context_defs = fields
         elif name == "network-headers":
             if one() not in ("flat", "nested"):
                 raise ValueError(one())
@@ -306,9 +321,19 @@ def _parse_event(stub, tokens, where, line_no):
     if name not in stub.event_defs:
         raise StubError("%s: unknown event `%s`" % (where, name))
     types = dict(stub.event_defs[name])
+    context_types = dict(stub.context_defs)
     given = {}
+    context = {f: 0 for f, _ in stub.context_defs}
     for token in tokens[3:]:
         field, equal, value = token.partition("=")
+        if equal and field in context_types and field not in types:
+            try:
+                context[field] = parse_int(value)
+                _check_range(context_types[field], context[field])
+            except ValueError:
+                raise StubError("%s: bad value `%s` of context field `%s`"
+                                % (where, value, field))
+            continue
         if not equal or field not in types or field in given:
             raise StubError("%s: bad or unknown field `%s` of `%s`" % (where, token, name))
         if types[field] == "string":
@@ -324,7 +349,7 @@ def _parse_event(stub, tokens, where, line_no):
             raise StubError("%s: bad value `%s` of field `%s`" % (where, value, field))
     fields = {f: given.get(f, "" if t == "string" else () if is_sequence(t) else 0)
               for f, t in stub.event_defs[name]}
-    return Event(ts, cpu, name, fields, given, line_no)
+    return Event(ts, cpu, name, fields, given, line_no, context)
 
 
 def _parse_loss(stub, tokens, where, line_no, cpu_events):

@@ -182,7 +182,7 @@ def read_ctf(ctf_dir, muxed=True):
         unmuxed_messages(ctf_dir)
     for msg in messages:
         if isinstance(msg, bt2._StreamBeginningMessageConst):
-            info = {"stream": msg.stream, "events": [], "packets": []}
+            info = {"stream": msg.stream, "events": [], "packets": [], "contexts": []}
             by_stream[msg.stream.addr] = info
         elif isinstance(msg, bt2._PacketBeginningMessageConst):
             info = by_stream[msg.packet.stream.addr]
@@ -204,6 +204,9 @@ def read_ctf(ctf_dir, muxed=True):
             cycles = msg.default_clock_snapshot.value \
                 if event.stream.cls.default_clock_class else None
             payload = payload_values(event.payload_field)
+            context = event.common_context_field
+            info["contexts"].append({k: int(v) for k, v in context.items()}
+                                    if context is not None else {})
             info["events"].append((event.name, cycles, int(event.packet.context_field["cpu_id"]),
                                    payload, event.payload_field))
     return streams
@@ -327,6 +330,11 @@ def check_stub(stub_path, out_dir=None):
                 if got != want:
                     vmtest.fail("%s: CPU %d event #%d is %r, expected %r" % (
                         where, cpu, index, got, want))
+        # `event-context`: each event's context fields, 0 when not given
+        contexts = [e.context for e in stub.events if e.cpu == cpu]
+        if info["contexts"] != contexts:
+            vmtest.fail("%s: CPU %d event contexts %s, expected %s" % (
+                where, cpu, info["contexts"][:5], contexts[:5]))
         for name, _, _, _, payload_field in info["events"]:
             check_field_types(where, stub, name, payload_field)
         check_packets(where, stub, info, last_ts)
@@ -490,6 +498,20 @@ def check_directives(tmp):
     if stub.nested != {"net_dev_queue", "netif_receive_skb"}:
         vmtest.fail("layouts.stub: stubfile sees nested events %s" % stub.nested)
     check_stub(path, path + "-ctf")
+    # The event context, as `lttng add-context -k -t pid_ns` (and a second
+    # field): given anywhere on a line, 0 when omitted.
+    path = write(tmp, "context.stub", "\n".join([
+        "event-context pid_ns:u32 prio:s8",
+        "1 0 sched_switch pid_ns=4026531836 prev_tid=1 prio=-3",
+        "2 1 kvm_entry vcpu_id=1",
+        "3 0 lttng_statedump_start pid_ns=0xffffffff",
+        ""]))
+    stub = stubfile.parse(path)
+    if [e.context for e in stub.events] != [{"pid_ns": 4026531836, "prio": -3},
+                                            {"pid_ns": 0, "prio": 0},
+                                            {"pid_ns": 0xffffffff, "prio": 0}]:
+        vmtest.fail("context.stub: stubfile reads contexts %s" % [e.context for e in stub.events])
+    check_stub(path, path + "-ctf")
     # No event at all: still one stream with one (empty) packet, like LTTng.
     check_stub(write(tmp, "empty.stub", "# nothing\n"), os.path.join(tmp, "empty-ctf"))
     check_stub(write(tmp, "idle.stub", "cpus 3\n"), os.path.join(tmp, "idle-ctf"))
@@ -538,6 +560,15 @@ BAD_STUBS = [
     ("sequence-range", "event e v:s32[]\n1 0 e v=[2147483648]\n", 2,
      ["signed 32-bit"]),
     ("sequence-string", "event e a:string[]\n", 1, ["unknown type `string[]`"]),
+    ("context-string", "event-context c:string\n", 1, ["context field `c` must be an integer"]),
+    ("context-sequence", "event-context c:u8[]\n", 1, ["must be an integer"]),
+    ("context-empty", "event-context\n", 1, ["`event-context` expects"]),
+    ("context-clash", "event-context tid:s32\n1 0 sched_wakeup tid=3\n", 2,
+     ["field `tid` of event `sched_wakeup` is also an event context field"]),
+    ("context-range", "event-context pid_ns:u32\n1 0 kvm_entry pid_ns=4294967296\n", 2,
+     ["bad value `4294967296`", "unsigned 32-bit"]),
+    ("context-unknown", "event-context pid_ns:u32\n1 0 kvm_entry pidns=1\n", 2,
+     ["unknown field `pidns`", "context fields: pid_ns"]),
 ]
 
 

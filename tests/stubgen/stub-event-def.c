@@ -263,6 +263,36 @@ bool stub_event_table_declare(struct stub_event_table *table, const char *name,
 	return true;
 }
 
+bool stub_event_table_declare_context(struct stub_event_table *table,
+		const char *const *specs, size_t spec_count, GString *error)
+{
+	GArray *fields = parse_field_specs(specs, spec_count, error);
+	struct stub_event_def *def;
+
+	if (!fields) {
+		return false;
+	}
+	for (guint i = 0; i < fields->len; i++) {
+		const struct stub_field_def *field =
+			&g_array_index(fields, struct stub_field_def, i);
+
+		if (field->type == STUB_FIELD_STRING || field->is_sequence) {
+			g_string_printf(error, "context field `%s` must be an integer", field->name);
+			g_array_free(fields, TRUE);
+			return false;
+		}
+	}
+	if (table->context) {
+		destroy_event_def(table->context);
+	}
+	def = g_new0(struct stub_event_def, 1);
+	def->name = g_strdup("event-context");
+	def->layout = STUB_EVENT_LAYOUT_FLAT;
+	def->fields = fields;
+	table->context = def;
+	return true;
+}
+
 static void declare_builtin(struct stub_event_table *table, const struct builtin_event *event)
 {
 	GString *error = g_string_new(NULL);
@@ -307,6 +337,9 @@ void stub_event_table_destroy(struct stub_event_table *table)
 	}
 	g_hash_table_destroy(table->by_name);
 	g_ptr_array_free(table->defs, TRUE);
+	if (table->context) {
+		destroy_event_def(table->context);
+	}
 	g_free(table);
 }
 

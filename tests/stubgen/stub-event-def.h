@@ -62,6 +62,11 @@ struct stub_event_table {
 	GPtrArray *defs;
 	/* name -> struct stub_event_def * (borrowed from defs) */
 	GHashTable *by_name;
+	/*
+	 * The fields every event carries in its context (`event-context`
+	 * directive, like `lttng add-context`), integers only; NULL: none.
+	 */
+	struct stub_event_def *context;
 };
 
 bool stub_field_type_from_name(const char *name, enum stub_field_type *type);
@@ -94,6 +99,13 @@ const struct stub_event_def *stub_event_table_lookup(
 bool stub_event_table_declare(struct stub_event_table *table, const char *name,
 		enum stub_event_layout layout, const char *const *specs, size_t spec_count,
 		GString *error);
+
+/*
+ * Declares the event context fields (FIELD:TYPE specs, integer types, no
+ * sequence); a later declaration replaces it. False + `error` when bad.
+ */
+bool stub_event_table_declare_context(struct stub_event_table *table,
+		const char *const *specs, size_t spec_count, GString *error);
 
 /* Gives NAME back its built-in definition; false when it has none. */
 bool stub_event_table_restore_builtin(struct stub_event_table *table, const char *name);

@@ -144,6 +144,49 @@ static bool parse_sequence(const struct stub_field_def *field, const char *text,
 	return ok;
 }
 
+/*
+ * Index of a field of the line in `values`: a payload field, else a
+ * context field (after the payload's); -1 when neither. A name that is
+ * both is an error, since the line could not say which it sets.
+ */
+static int line_field_index(const struct stub_event_line *event, const char *name,
+		GString *error)
+{
+	int index = stub_event_def_field_index(event->def, name);
+	int context = event->context ? stub_event_def_field_index(event->context, name) : -1;
+
+	if (index >= 0 && context >= 0) {
+		g_string_printf(error, "field `%s` of event `%s` is also an event context field",
+			name, event->def->name);
+		return -2;
+	}
+	if (context >= 0) {
+		return (int) event->def->fields->len + context;
+	}
+	if (index < 0) {
+		char *list = stub_event_def_field_list(event->def);
+		char *context_list = event->context ?
+			stub_event_def_field_list(event->context) : NULL;
+
+		g_string_printf(error, "unknown field `%s` of event `%s`: accepted fields: %s%s%s",
+			name, event->def->name, list, context_list ? "; context fields: " : "",
+			context_list ? context_list : "");
+		g_free(list);
+		g_free(context_list);
+	}
+	return index;
+}
+
+static const struct stub_field_def *line_field(const struct stub_event_line *event, int index)
+{
+	guint payload = event->def->fields->len;
+
+	if ((guint) index < payload) {
+		return &g_array_index(event->def->fields, struct stub_field_def, index);
+	}
+	return &g_array_index(event->context->fields, struct stub_field_def, index - payload);
+}
+
 static bool parse_field(struct stub_event_line *event, const char *token, GString *error)
 {
 	const char *equal = strchr(token, '=');
@@ -158,13 +201,8 @@ static bool parse_field(struct stub_event_line *event, const char *token, GStrin
 	}
 	memcpy(name, token, equal - token);
 	name[equal - token] = '\0';
-	index = stub_event_def_field_index(event->def, name);
+	index = line_field_index(event, name, error);
 	if (index < 0) {
-		char *list = stub_event_def_field_list(event->def);
-
-		g_string_printf(error, "unknown field `%s` of event `%s`: accepted fields: %s",
-			name, event->def->name, list);
-		g_free(list);
 		return false;
 	}
 	if (g_array_index(event->given, gboolean, index)) {
@@ -173,7 +211,7 @@ static bool parse_field(struct stub_event_line *event, const char *token, GStrin
 		return false;
 	}
 	g_array_index(event->given, gboolean, index) = TRUE;
-	field = &g_array_index(event->def->fields, struct stub_field_def, index);
+	field = line_field(event, index);
 	if (field->type == STUB_FIELD_STRING) {
 		g_array_index(event->values, union stub_value, index).str = equal + 1;
 		return true;
@@ -200,13 +238,13 @@ static bool parse_field(struct stub_event_line *event, const char *token, GStrin
 
 static void reset_values(struct stub_event_line *event)
 {
-	guint count = event->def->fields->len;
+	guint count = event->def->fields->len +
+		(event->context ? event->context->fields->len : 0);
 
 	g_array_set_size(event->values, count);
 	g_array_set_size(event->given, count);
 	for (guint i = 0; i < count; i++) {
-		const struct stub_field_def *field =
-			&g_array_index(event->def->fields, struct stub_field_def, i);
+		const struct stub_field_def *field = line_field(event, (int) i);
 		union stub_value *value = &g_array_index(event->values, union stub_value, i);
 
 		if (field->type == STUB_FIELD_STRING) {
@@ -270,6 +308,7 @@ bool stub_event_line_parse(struct stub_event_line *event, const struct stub_lexe
 		g_free(known);
 		return false;
 	}
+	event->context = events->context;
 	reset_values(event);
 	for (size_t i = 3; i < stub_lexer_count(lexer); i++) {
 		if (!parse_field(event, stub_lexer_token(lexer, i), error)) {

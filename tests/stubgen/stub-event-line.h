@@ -42,9 +42,14 @@ struct stub_event_line {
 	const struct stub_event_def *def;
 	/* A loss line: how many events the CPU's stream lost there (>= 1); else 0. */
 	uint64_t lost;
-	/* union stub_value per payload field; strings point into the lexer */
+	/* The event context fields (`event-context`), NULL when none. */
+	const struct stub_event_def *context;
+	/*
+	 * union stub_value per payload field, then per context field; strings
+	 * point into the lexer
+	 */
 	GArray *values;
-	/* gboolean per payload field: given by the line */
+	/* gboolean per payload field, then per context field: given by the line */
 	GArray *given;
 };
 

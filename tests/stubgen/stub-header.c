@@ -14,7 +14,8 @@
 
 static const char accepted_directives[] =
 	"hostname, clock-offset-s, clock-offset-ns, clock-uuid, tracer, cpus, "
-	"packet-size, event, clock, packet-end-overlap, tracer-name, network-headers";
+	"packet-size, event, event-context, clock, packet-end-overlap, tracer-name, "
+	"network-headers";
 
 void stub_header_init(struct stub_header *header, const char *path)
 {
@@ -197,6 +198,29 @@ static bool apply_event(struct stub_header *header, const struct stub_lexer *lex
 	return ok;
 }
 
+/* `event-context FIELD:TYPE ...`: the context fields of every event. */
+static bool apply_event_context(struct stub_header *header, const struct stub_lexer *lexer,
+		GString *error)
+{
+	GString *detail;
+	bool ok;
+
+	if (stub_lexer_count(lexer) < 2) {
+		g_string_assign(error, "`event-context` expects: FIELD:TYPE ... with TYPE an "
+			"integer type");
+		return false;
+	}
+	detail = g_string_new(NULL);
+	ok = stub_event_table_declare_context(header->events,
+		(const char *const *) lexer->tokens->pdata + 1, stub_lexer_count(lexer) - 1,
+		detail);
+	if (!ok) {
+		g_string_printf(error, "event-context: %s", detail->str);
+	}
+	g_string_free(detail, TRUE);
+	return ok;
+}
+
 /*
  * `network-headers nested`: the network device events take the layout of
  * lttng-modules >= 2.9; `flat` gives them back their built-in definition.
@@ -273,6 +297,8 @@ bool stub_header_apply(struct stub_header *header, const struct stub_lexer *lexe
 		return apply_clock(header, lexer, error);
 	} else if (strcmp(name, "event") == 0) {
 		return apply_event(header, lexer, error);
+	} else if (strcmp(name, "event-context") == 0) {
+		return apply_event_context(header, lexer, error);
 	} else if (strcmp(name, "network-headers") == 0) {
 		return apply_network_headers(header, lexer, error);
 	}

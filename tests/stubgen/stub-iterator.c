@@ -340,6 +340,26 @@ static bool set_payload(struct stub_iterator *iter, bt_field *payload)
 	return true;
 }
 
+/* The event context fields, after the payload's in the line's values. */
+static void set_context(const struct stub_event_line *event, bt_field *context)
+{
+	guint payload = event->def->fields->len;
+
+	for (guint i = 0; event->context && i < event->context->fields->len; i++) {
+		const struct stub_field_def *def =
+			&g_array_index(event->context->fields, struct stub_field_def, i);
+		const union stub_value *value =
+			&g_array_index(event->values, union stub_value, payload + i);
+		bt_field *field = bt_field_structure_borrow_member_field_by_index(context, i);
+
+		if (stub_field_type_is_signed(def->type)) {
+			bt_field_integer_signed_set_value(field, value->s);
+		} else {
+			bt_field_integer_unsigned_set_value(field, value->u);
+		}
+	}
+}
+
 static bool push_event(struct stub_iterator *iter, struct cpu_stream *cpu)
 {
 	const struct stub_event_line *event = &iter->event;
@@ -355,6 +375,10 @@ static bool push_event(struct stub_iterator *iter, struct cpu_stream *cpu)
 		return false;
 	}
 	g_queue_push_tail(iter->pending, msg);
+	if (event->context) {
+		set_context(event, bt_event_borrow_common_context_field(
+			bt_message_event_borrow_event(msg)));
+	}
 	return set_payload(iter, bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)));
 }
 

@@ -157,6 +157,28 @@ static bool set_cpu_id_packet_context(struct stub_trace_classes *classes)
 	return ok;
 }
 
+/*
+ * `event-context`: the stream class's event common context, as `lttng
+ * add-context` adds one (LTTng names the CTF field `_pid_ns`, which
+ * src.ctf.fs shows as `pid_ns`: the name here is the one readers see).
+ */
+static bool set_event_context(struct stub_trace_classes *classes,
+		const struct stub_header *header)
+{
+	const struct stub_event_def *def = header->events->context;
+	bt_field_class *context;
+	bool ok;
+
+	if (!def) {
+		return true;
+	}
+	context = create_payload_class(classes->trace_class, def);
+	ok = context && bt_stream_class_set_event_common_context_field_class(
+		classes->stream_class, context) == BT_STREAM_CLASS_SET_FIELD_CLASS_STATUS_OK;
+	bt_field_class_put_ref(context);
+	return ok;
+}
+
 static bool create_stream_class(bt_self_component *self_comp, const struct stub_header *header,
 		struct stub_trace_classes *classes)
 {
@@ -178,7 +200,7 @@ static bool create_stream_class(bt_self_component *self_comp, const struct stub_
 		with_clock);
 	/* For the `events_discarded` packet counter of LTTng (always 0 here). */
 	bt_stream_class_set_supports_discarded_events(classes->stream_class, BT_TRUE, with_clock);
-	return set_cpu_id_packet_context(classes);
+	return set_cpu_id_packet_context(classes) && set_event_context(classes, header);
 }
 
 bool stub_trace_classes_create(bt_self_component *self_comp, const struct stub_header *header,

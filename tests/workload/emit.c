@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 
+#include "containers.h"
 #include "kvm-layout.h"
 #include "loss.h"
 
@@ -40,6 +41,8 @@ bool wl_guest_emit(wl_sim *sim, wl_vcpu *vcpu, const char *name, const char *fie
 
 	if (!wl_loss_record(sim, guest->index, vcpu->id, t, machine_ns))
 		return false;
+	/* the pid_ns context of the thread current there (--pid-ns-context) */
+	guest->stub.pid_ns = wl_containers_inum(vcpu->current);
 	va_start(args, fields_format);
 	wl_stub_vevent(&guest->stub, machine_ns, vcpu->id, name, fields_format, args);
 	va_end(args);
@@ -72,6 +75,8 @@ bool wl_guest_emit_next(wl_sim *sim, wl_vcpu *vcpu, const char *name,
 
 	if (!wl_loss_record_next(sim, guest->index, vcpu->id, t, machine_ns))
 		return false;
+	/* the pid_ns context of the thread current there (--pid-ns-context) */
+	guest->stub.pid_ns = wl_containers_inum(vcpu->current);
 	va_start(args, fields_format);
 	wl_stub_vevent(&guest->stub, machine_ns, vcpu->id, name, fields_format, args);
 	va_end(args);

@@ -2,6 +2,7 @@
 
 #include "loss.h"
 
+#include "containers.h"
 #include "emit.h"
 #include "guest-irq.h"
 #include "guest-syscall.h"
@@ -147,6 +148,7 @@ static wl_guest_thread *new_thread(wl_guest *guest, const wl_guest_thread *paren
 	child->syscall = -1;
 	child->wake_ns = NEVER;
 	wl_truth_track_init(&child->track);
+	wl_containers_fork(parent, child);
 	g_ptr_array_add(guest->threads, child);
 	guest->live_threads++;
 	guest->max_forks--;
@@ -157,10 +159,22 @@ static void fork_thread(wl_sim *sim, wl_vcpu *vcpu)
 {
 	wl_guest_thread *parent = vcpu->current;
 	wl_guest_thread *child = new_thread(vcpu->guest, parent);
+	char vtids[16 * (MAX_NS_DEPTH + 1)];
 
-	wl_guest_emit(sim, vcpu, "sched_process_fork",
-		      "parent_comm=\"%s\" parent_tid=%d parent_pid=%d child_comm=\"%s\" child_tid=%d child_pid=%d",
-		      parent->comm, parent->tid, parent->pid, child->comm, child->tid, child->pid);
+	if (sim->opt.containers == 0) {
+		wl_guest_emit(sim, vcpu, "sched_process_fork",
+			      "parent_comm=\"%s\" parent_tid=%d parent_pid=%d child_comm=\"%s\" child_tid=%d child_pid=%d",
+			      parent->comm, parent->tid, parent->pid, child->comm, child->tid,
+			      child->pid);
+	} else {
+		wl_containers_vtids(child, vtids, sizeof(vtids));
+		child->ns_shown = wl_guest_emit(
+			sim, vcpu, "sched_process_fork",
+			"parent_comm=\"%s\" parent_tid=%d parent_pid=%d parent_ns_inum=%u "
+			"child_comm=\"%s\" child_tid=%d child_pid=%d vtids=[%s] child_ns_inum=%u",
+			parent->comm, parent->tid, parent->pid, wl_containers_inum(parent),
+			child->comm, child->tid, child->pid, vtids, wl_containers_inum(child));
+	}
 	wake_onto(sim, vcpu, child, vcpu, true);
 	vcpu->burst_end_ns = sim->now + wl_guest_burst_ns(sim, parent);
 }

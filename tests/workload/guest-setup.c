@@ -1,5 +1,6 @@
 #include "guest-setup.h"
 
+#include "containers.h"
 #include "guest-irq.h"
 #include "guest-sched.h"
 #include "guest-syscall.h"
@@ -46,6 +47,8 @@ void wl_guest_free(gpointer data)
 	wl_clock_slew_clear(&guest->clock);
 	g_ptr_array_unref(guest->vcpus);
 	g_ptr_array_unref(guest->threads);
+	if (guest->pidns)
+		g_ptr_array_unref(guest->pidns);
 	g_queue_clear_full(&guest->work, wl_work_free);
 	g_free(guest);
 }
@@ -122,11 +125,22 @@ static bool open_guest_stub(wl_sim *sim, wl_guest *guest)
 	uint64_t reading = wl_clock_read(&guest->clock, sim->start_ns);
 	/* LTTng's offset is the guest's boot time: cycles count its uptime. */
 	uint64_t uptime = wl_rng_range(&sim->rng, 100 * NS_PER_S, 900 * NS_PER_S);
-	const char *const *defs[] = { wl_girq_event_defs, wl_syscall_event_defs, NULL };
+	const char *const *defs[4] = { NULL };
+	int n = 0;
+
+	if (sim->opt.rich_guests) {
+		defs[n++] = wl_girq_event_defs;
+		defs[n++] = wl_syscall_event_defs;
+	}
+	/* the fork's vtids (containers.h), only then: other stubs unchanged */
+	if (sim->opt.containers > 0)
+		defs[n++] = wl_containers_fork_def;
+
 	wl_stub_header header = {
 		.hostname = guest->name, .clock_uuid = guest->clock_uuid,
 		.clock_offset_ns = reading - uptime, .cpus = sim->opt.vcpus,
-		.event_defs = sim->opt.rich_guests ? defs : NULL,
+		.event_defs = n ? defs : NULL,
+		.pid_ns_context = sim->opt.pid_ns_context,
 	};
 	char *path = g_strdup_printf("%s/%s.stub", sim->opt.out_dir, guest->name);
 
@@ -156,6 +170,7 @@ bool wl_guest_setup(wl_sim *sim, int index)
 	guest->qemu_main->qemu_guest = guest;
 	add_vcpus(sim, guest);
 	add_guest_threads(sim, guest);
+	wl_containers_setup(sim, guest);
 	return open_guest_stub(sim, guest);
 }
 

@@ -86,6 +86,13 @@ typedef struct wl_guest_thread {
 	bool appeared; /* truth starts at the first sched_switch or wake-up */
 	int syscall; /* --guest-activity=rich: the syscall it is in, -1 none */
 	wl_truth_track track;
+	/* --containers (containers.h): its innermost PID namespace (NULL:
+	 * the guest's initial one), its id at each level (vtids[0] = tid),
+	 * and whether the trace shows its membership (a recorded statedump
+	 * entry of its innermost level, or its recorded fork). */
+	struct wl_pidns *ns;
+	int vtids[MAX_NS_DEPTH + 1];
+	bool ns_shown;
 } wl_guest_thread;
 
 struct wl_guest;
@@ -165,6 +172,7 @@ typedef struct wl_guest {
 	uint64_t tick_period_ns; /* --guest-activity=rich */
 	int kvm_entries_left; /* --guest-kvm-entries */
 	uint32_t nested_entry_pointer; /* of those entries, as entry_pointer */
+	GPtrArray *pidns; /* of wl_pidns (containers.h), creation order */
 } wl_guest;
 
 typedef struct wl_sim {

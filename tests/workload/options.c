@@ -44,6 +44,8 @@ typedef struct raw_options {
 	gint64 guest_kvm_entries;
 	double migrate_rate;
 	gint64 host_hogs;
+	gint64 containers, container_depth;
+	gboolean pid_ns_context;
 } raw_options;
 
 /* Beyond this a trace is more gaps than events. */
@@ -111,6 +113,9 @@ static bool parse_raw(raw_options *raw, int argc, char **argv)
 		{ "guest-kvm-entries", 0, 0, G_OPTION_ARG_INT64, &raw->guest_kvm_entries, "KVM entries in each guest's trace, after its first context switches (a guest that runs a nested VM; default 0)", "K" },
 		{ "migrate-rate", 0, 0, G_OPTION_ARG_DOUBLE, &raw->migrate_rate, "Migrations of waiting host threads to another CPU (sched_migrate_task), per second (default 0: none)", "R" },
 		{ "host-hogs", 0, 0, G_OPTION_ARG_INT64, &raw->host_hogs, "Host threads busy most of the time (default 0)", "N" },
+		{ "containers", 0, 0, G_OPTION_ARG_INT64, &raw->containers, "Containers (PID namespaces) per guest (default 0)", "N" },
+		{ "container-depth", 0, 0, G_OPTION_ARG_INT64, &raw->container_depth, "Nested PID namespaces of each container (default 1)", "D" },
+		{ "pid-ns-context", 0, 0, G_OPTION_ARG_NONE, &raw->pid_ns_context, "Guest events carry the pid_ns context field (lttng add-context -k -t pid_ns)", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	GOptionContext *context = g_option_context_new("- simulated KVM host and guests, as stub traces with ground truth");
@@ -201,7 +206,9 @@ static bool check_raw(const raw_options *raw)
 	       in_range("vmsync-period-ms", raw->vmsync_ms, 0, MAX_DURATION_MS) &&
 	       in_range("tcp-period-ms", raw->tcp_ms, 0, MAX_DURATION_MS) &&
 	       in_range("slew-ppm", raw->slew_ppm, 0, MAX_DRIFT_PPM) &&
-	       in_range("guest-kvm-entries", raw->guest_kvm_entries, 0, G_MAXINT32);
+	       in_range("guest-kvm-entries", raw->guest_kvm_entries, 0, G_MAXINT32) &&
+	       in_range("containers", raw->containers, 0, MAX_CONTAINERS) &&
+	       in_range("container-depth", raw->container_depth, 1, MAX_NS_DEPTH);
 }
 
 /* --slew-period-ms MIN:MAX, 1 <= MIN <= MAX, in ms. */
@@ -257,6 +264,9 @@ static void fill(wl_options *opt, raw_options *raw, bool duration_given)
 	opt->guest_kvm_entries = (int)raw->guest_kvm_entries;
 	opt->migrate_rate = raw->migrate_rate;
 	opt->host_hogs = (int)raw->host_hogs;
+	opt->containers = (int)raw->containers;
+	opt->container_depth = (int)raw->container_depth;
+	opt->pid_ns_context = raw->pid_ns_context;
 }
 
 bool wl_options_parse(wl_options *opt, int argc, char **argv)
@@ -268,7 +278,7 @@ bool wl_options_parse(wl_options *opt, int argc, char **argv)
 		.duration_ms = unset, .events = 0,
 		.offset_ns = DEFAULT_OFFSET_NS, .drift_ppm = DEFAULT_DRIFT_PPM,
 		.latency_ns = DEFAULT_LATENCY_NS, .vmsync_ms = DEFAULT_VMSYNC_MS,
-		.tcp_ms = DEFAULT_TCP_MS,
+		.tcp_ms = DEFAULT_TCP_MS, .container_depth = 1,
 	};
 	bool ok = parse_raw(&raw, argc, argv);
 	bool duration_given = raw.duration_ms != unset;

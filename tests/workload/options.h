@@ -16,6 +16,9 @@ typedef enum { STATEDUMP_2_11, STATEDUMP_2_12 } wl_statedump_layout;
 /* The kvm_exit `isa` values: Intel VT-x or AMD-V. */
 typedef enum { WL_ISA_VMX = 1, WL_ISA_SVM = 2 } wl_isa;
 
+/* Deepest PID namespace nesting of --container-depth; most --containers. */
+enum { MAX_NS_DEPTH = 8, MAX_CONTAINERS = 64 };
+
 typedef struct wl_options {
 	char *out_dir;
 	uint64_t seed;
@@ -62,6 +65,13 @@ typedef struct wl_options {
 	double migrate_rate;
 	/* --host-hogs: host threads busy most of the time (0: none). */
 	int host_hogs;
+	/* --containers: containers per guest (0: none, the output of the
+	 * generator before the option); --container-depth: PID namespace
+	 * levels of each (containers.h). */
+	int containers;
+	int container_depth;
+	/* --pid-ns-context: guest events carry the pid_ns context field. */
+	bool pid_ns_context;
 } wl_options;
 
 /* Parses argv; on bad options prints why on stderr and returns false. */

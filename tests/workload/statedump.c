@@ -1,9 +1,7 @@
 #include "statedump.h"
 
+#include "containers.h"
 #include "emit.h"
-
-/* The initial PID namespace's inode number (PROC_PID_INIT_INO). */
-#define INIT_PID_NS_INUM 4026531836u
 /* Where a machine's struct files_struct objects live (the direct map, in
  * the 768-byte kmalloc cache), and its static init_files, shared by the
  * kernel threads (in the kernel image). */
@@ -44,6 +42,10 @@ static uint64_t file_table_address(const wl_sim *sim, int machine, const dumped_
 #define STATE_2_12_FORMAT "tid=%d pid=%d ppid=%d name=\"%s\" type=0 mode=0 submode=0 " \
 			  "status=%d cpu=%d file_table_address=0x%" G_GINT64_MODIFIER "x"
 #define PID_NS_FORMAT "tid=%d vtid=%d vpid=%d vppid=%d ns_level=0 ns_inum=%u"
+/* --containers: the 2.11 entry of one namespace level, and the 2.12 one */
+#define STATE_2_11_NS_FORMAT "tid=%d vtid=%d pid=%d vpid=%d ppid=%d vppid=%d name=\"%s\" " \
+			     "type=0 mode=0 submode=0 status=%d ns_level=%d ns_inum=%u cpu=%d"
+#define PID_NS_LEVEL_FORMAT "tid=%d vtid=%d vpid=%d vppid=%d ns_level=%d ns_inum=%u"
 #define PID_NS_NAME "lttng_statedump_process_pid_ns"
 #define STATE_NAME "lttng_statedump_process_state"
 
@@ -72,6 +74,58 @@ static void dump_guest_thread(wl_sim *sim, wl_vcpu *vcpu, const dumped_thread *t
 		      (guint64)file_table_address(sim, vcpu->guest->index, t));
 	wl_guest_emit_next(sim, vcpu, PID_NS_NAME, PID_NS_FORMAT, t->tid, t->tid, t->pid, t->ppid,
 			   INIT_PID_NS_INUM);
+}
+
+/* One level's entry: the first written takes a time step, the others
+ * follow it 1 ns later (emit.h). */
+static bool dump_level(wl_sim *sim, wl_vcpu *vcpu, bool first, const dumped_thread *t,
+		       const wl_guest_thread *g, int level)
+{
+	const wl_guest *guest = vcpu->guest;
+	const wl_pidns *ns = wl_containers_ns_at(g, level);
+	uint32_t inum = level ? ns->inum : INIT_PID_NS_INUM;
+	int vtid = wl_containers_vtid(g, level), vppid = wl_containers_vppid(guest, g, level);
+
+	if (sim->opt.statedump_layout == STATEDUMP_2_11) {
+		if (first)
+			return wl_guest_emit(sim, vcpu, STATE_NAME, STATE_2_11_NS_FORMAT, t->tid,
+					     vtid, t->pid, vtid, t->ppid, vppid, t->comm, t->status,
+					     level, inum, t->cpu);
+		return wl_guest_emit_next(sim, vcpu, STATE_NAME, STATE_2_11_NS_FORMAT, t->tid,
+					  vtid, t->pid, vtid, t->ppid, vppid, t->comm, t->status,
+					  level, inum, t->cpu);
+	}
+	return wl_guest_emit_next(sim, vcpu, PID_NS_NAME, PID_NS_LEVEL_FORMAT, t->tid, vtid, vtid,
+				  vppid, level, inum);
+}
+
+/* --containers: one entry per namespace level of the thread, innermost
+ * first, as lttng-modules walks them from the task's own namespace up.
+ * Whether the innermost one is recorded is what the trace shows of the
+ * thread's container (and, for an init, of the container's name). */
+static void dump_guest_thread_ns(wl_sim *sim, wl_vcpu *vcpu, const dumped_thread *t,
+				 wl_guest_thread *g)
+{
+	int levels = g->ns ? g->ns->level : 0;
+	bool first = true, shown = true;
+
+	if (sim->opt.statedump_layout == STATEDUMP_2_12) {
+		/* the comm is in this one */
+		shown = wl_guest_emit(sim, vcpu, STATE_NAME, STATE_2_12_FORMAT, t->tid, t->pid,
+				      t->ppid, t->comm, t->status, t->cpu,
+				      (guint64)file_table_address(sim, vcpu->guest->index, t));
+		first = false;
+	}
+	for (int level = levels; level >= 0; level--) {
+		bool recorded = dump_level(sim, vcpu, first, t, g, level);
+
+		if (level == levels) {
+			g->ns_shown = recorded;
+			if (g->ns && g->ns->init == g)
+				g->ns->init_shown = recorded && shown;
+		}
+		first = false;
+	}
 }
 
 void wl_statedump_host(wl_sim *sim)
@@ -109,13 +163,16 @@ void wl_statedump_guest(wl_sim *sim, wl_vcpu *vcpu)
 	wl_guest *guest = vcpu->guest;
 
 	for (guint i = 0; i < guest->threads->len; i++) {
-		const wl_guest_thread *g = g_ptr_array_index(guest->threads, i);
+		wl_guest_thread *g = g_ptr_array_index(guest->threads, i);
 		dumped_thread t = {
 			.tid = g->tid, .pid = g->pid, .ppid = g->ppid, .comm = g->comm,
 			.status = guest_status(g), .cpu = g->vcpu, .kernel = false,
 		};
 
-		dump_guest_thread(sim, vcpu, &t);
+		if (sim->opt.containers > 0)
+			dump_guest_thread_ns(sim, vcpu, &t, g);
+		else
+			dump_guest_thread(sim, vcpu, &t);
 	}
 	guest->statedump_done = true;
 }

@@ -3,7 +3,8 @@
  * PID namespace in it (vtid, vpid, vppid, ns_level, ns_inum); 2.12 and
  * later leave them out (and add file_table_address) and write one
  * lttng_statedump_process_pid_ns per thread and namespace level right
- * after it. Every simulated thread is in the initial PID namespace. */
+ * after it. Host threads are all in the initial PID namespace; guest
+ * threads may be in containers (containers.h). */
 #ifndef VM_WORKLOAD_STATEDUMP_H
 #define VM_WORKLOAD_STATEDUMP_H
 

@@ -42,6 +42,10 @@ bool wl_stub_open(wl_stub *stub, const char *path, const wl_stub_header *header)
 	put_defs(stub->file, header->statedump_defs);
 	for (size_t l = 0; header->event_defs && header->event_defs[l]; l++)
 		put_defs(stub->file, header->event_defs[l]);
+	/* as `lttng add-context -k -t pid_ns` declares it */
+	stub->pid_ns_context = header->pid_ns_context;
+	if (header->pid_ns_context)
+		fputs("event-context pid_ns:u32\n", stub->file);
 	putc('\n', stub->file);
 	return true;
 }
@@ -61,6 +65,8 @@ void wl_stub_vevent(wl_stub *stub, uint64_t machine_ns, int cpu, const char *nam
 	g_assert(machine_ns >= stub->clock_offset_ns);
 	fprintf(stub->file, "%" PRIu64 " %d %s ", machine_ns - stub->clock_offset_ns, cpu, name);
 	vfprintf(stub->file, fields_format, args);
+	if (stub->pid_ns_context)
+		fprintf(stub->file, " pid_ns=%" PRIu32, stub->pid_ns);
 	if (putc('\n', stub->file) == EOF)
 		stub->write_failed = true;
 	count_event(stub, name);

@@ -17,6 +17,11 @@ typedef struct wl_stub {
 	GHashTable *counts;
 	uint64_t events;
 	bool write_failed;
+	/* --pid-ns-context: every event line ends with this pid_ns value,
+	 * which the emitter sets before each event (the inode of the
+	 * innermost PID namespace of the thread current on its CPU). */
+	bool pid_ns_context;
+	uint32_t pid_ns;
 } wl_stub;
 
 typedef struct wl_stub_header {
@@ -33,6 +38,8 @@ typedef struct wl_stub_header {
 	/* NULL-terminated lists of "NAME FIELD:TYPE ..." event declarations
 	 * for events the stub format does not know (NULL: none). */
 	const char *const *const *event_defs;
+	/* Declares the pid_ns event context field (stub-traces/README.md). */
+	bool pid_ns_context;
 } wl_stub_header;
 
 /* Opens PATH and writes the header; false (and a message) on error. */

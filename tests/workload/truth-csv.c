@@ -4,6 +4,7 @@
 #include <float.h>
 #include <string.h>
 
+#include "containers.h"
 #include "loss-truth.h"
 #include "steal-truth.h"
 #include "truth.h"
@@ -223,6 +224,9 @@ bool wl_truth_write(wl_sim *sim)
 		     write_csv(sim, "affected.csv", AFFECTED_CSV_HEADER, wl_loss_affected_body) &&
 		     write_csv(sim, "steal-affected.csv", STEAL_AFFECTED_CSV_HEADER,
 			       wl_steal_affected_body);
+	/* Only with --containers: other outputs stay as they were. */
+	if (ok && sim->opt.containers > 0)
+		ok = write_csv(sim, "containers.csv", CONTAINERS_CSV_HEADER, wl_containers_body);
 	return ok &&
 	       write_csv(sim, "timemap.csv", "machine,slope,offset_ns", timemap_body) &&
 	       write_csv(sim, "machines.csv", "machine,role,hostname,clock_uuid,vm_uid,qemu_pid,host_pid",
