@@ -339,6 +339,20 @@ static void handle_vcpu_state(struct threads_sink *sink, const bt_event *event,
 }
 
 /*
+ * SPEC, Containers, source 1: the `pid_ns` context of an event the
+ * analysis does not decode. It is the namespace of the thread current on
+ * the event's CPU, so the CPU is read too (only then: most traces have no
+ * such context, and the analysis needs no CPU of these events).
+ */
+static void read_pid_ns(struct threads_sink *sink, const bt_event *event,
+		struct vm_event *ev)
+{
+	ev->pid_ns = event_decoder_pid_ns(sink->decoder, event);
+	if (ev->pid_ns)
+		ev->cpu = event_decoder_cpu_id(sink->decoder, event);
+}
+
+/*
  * Most events of the host (kvm_entry, scheduler events) and all vmsync
  * ones only count for their time and machine: their fields are read only
  * when the analysis would look at them. The decoder tells the kind of an
@@ -374,8 +388,7 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg,
 	if (vm_threads_needs_fields(sink->threads, ev.machine, ev.kind))
 		(void) event_decoder_decode_at(sink->decoder, event, ev.ts, &ev);
 	else
-		/* SPEC, Containers, source 1: any event's `pid_ns` context. */
-		ev.pid_ns = event_decoder_pid_ns(sink->decoder, event);
+		read_pid_ns(sink, event, &ev);
 	vm_threads_feed(sink->threads, &ev);
 }
 

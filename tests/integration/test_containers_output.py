@@ -8,6 +8,9 @@
 - containers (a host alone: own-view states) and qemu-container (a guest):
   the rows worked out by hand from the stubs' events.
 - one-container: a host only, whose own container has no guest thread.
+- A hand-written CTF trace with the `pid_ns` context (pidns_ctf.py): the
+  context of events the analysis does not decode (`tick`) places the
+  thread current on the event's own CPU.
 - Every case: each container's totals are the sums of its threads'
   intervals in what=threads, and json has the CSV's rows.
 """
@@ -16,6 +19,7 @@ import collections
 import json
 import os
 
+import pidns_ctf
 import vmtest
 import threads_common as tc
 
@@ -236,7 +240,42 @@ def check_one_container():
         vmtest.fail("one-container: the host's threads are no guest's: %s" % out)
 
 
+INIT_NS = 0xeffffffc
+
+
+def check_pid_ns_context():
+    """CPU 0: app (100) runs 10-30 and 50-60, sh (200) 30-50; CPU 1: db
+    (300) runs 5-45, then blocks. Only `tick` events say namespaces: app's
+    (CPU 0 at 20, 60) put it in 4026532600, db's in 4026532700 (CPU 1 at 35;
+    CPU 1's tick at 25 says the initial namespace: db's, not app's, which
+    runs on CPU 0 then). sh's tick at 40 names the initial namespace."""
+    app, sh, db = ("app", 100), ("sh", 200), ("db", 300)
+    path = pidns_ctf.write_trace(os.path.join(vmtest.WORK_DIR, "pidns-context"), "pidns", {
+        0: [pidns_ctf.switch(10, 0, ("swapper/0", 0), app),
+            pidns_ctf.tick(20, 4026532600), pidns_ctf.switch(30, 0, app, sh),
+            pidns_ctf.tick(40, INIT_NS), pidns_ctf.switch(50, 0, sh, app),
+            pidns_ctf.tick(60, 4026532600)],
+        1: [pidns_ctf.switch(5, 0, ("swapper/1", 0), db), pidns_ctf.tick(25, INIT_NS),
+            pidns_ctf.tick(35, 4026532700), pidns_ctf.switch(45, 0, db, ("swapper/1", 0), 1),
+            pidns_ctf.tick(58, 0)],
+    })
+    threads = tc.parse_csv(run([path, "-c", SINK, "-p", 'format="csv"']), "threads")
+    offset = 1600000000 * 1000000000
+    got = sorted((r["tid"], r["state"], int(r["begin_ns"]) - offset, r["container"], r["vtid"])
+                 for r in threads)
+    want = sorted([("100", "running", 10, "4026532600", ""),
+                   ("100", "runnable", 30, "4026532600", ""),
+                   ("100", "running", 50, "4026532600", ""),
+                   ("200", "running", 30, "", ""), ("200", "runnable", 50, "", ""),
+                   ("300", "running", 5, "4026532700", ""),
+                   ("300", "blocked", 45, "4026532700", "")])
+    if got != want:
+        vmtest.fail("pid_ns context: threads\n  %s\nby hand\n  %s" % (
+            "\n  ".join(map(str, got)), "\n  ".join(map(str, want))))
+
+
 def main():
+    check_pid_ns_context()
     tc.require_component("filter.vm.state")
     check_container_neighbour()
     check_containers_stub()
