@@ -123,14 +123,20 @@ static const char *const headers[] = { "machine", "culprit", "kind", "time", "%"
 
 void vm_text_steal_print(const struct vm_text_steal *s, FILE *out)
 {
+	vm_text_steal_print_as(s, out, "Steal by culprit (who ran on the host CPU "
+		"a preempted vCPU waited for; % of the machine's steal)", "machine");
+}
+
+void vm_text_steal_print_as(const struct vm_text_steal *s, FILE *out,
+		const char *title, const char *victim_header)
+{
 	GPtrArray *rows = g_ptr_array_new();
 	struct vm_text_table *t = vm_text_table_new("lllrr");
 	char buf[VM_TEXT_UNITS_BUF];
 	GHashTableIter iter;
 	gpointer value;
 
-	fputs("Steal by culprit (who ran on the host CPU a preempted vCPU waited for; "
-		"% of the machine's steal)\n", out);
+	fprintf(out, "%s\n", title);
 	g_hash_table_iter_init(&iter, s->totals);
 	while (g_hash_table_iter_next(&iter, NULL, &value))
 		g_ptr_array_add(rows, value);
@@ -138,7 +144,8 @@ void vm_text_steal_print(const struct vm_text_steal *s, FILE *out)
 	if (rows->len == 0)
 		fputs("  (none)\n", out);
 	vm_text_table_begin_row(t);
-	for (size_t i = 0; i < G_N_ELEMENTS(headers); i++)
+	vm_text_table_add(t, victim_header);
+	for (size_t i = 1; i < G_N_ELEMENTS(headers); i++)
 		vm_text_table_add(t, headers[i]);
 	for (guint i = 0; i < rows->len; i++) {
 		const struct culprit_total *row = g_ptr_array_index(rows, i);

@@ -26,4 +26,12 @@ bool vm_text_steal_any(const struct vm_text_steal *s);
 /* The table, or "(none)" under its title when nothing was added. */
 void vm_text_steal_print(const struct vm_text_steal *s, FILE *out);
 
+/*
+ * The same table under another title, its first column (the victims'
+ * `machine`, which may stand for something else, a container) headed
+ * `victim_header`.
+ */
+void vm_text_steal_print_as(const struct vm_text_steal *s, FILE *out,
+		const char *title, const char *victim_header);
+
 #endif /* VM_WRITERS_TEXT_STEAL_H */

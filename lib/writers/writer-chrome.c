@@ -6,6 +6,10 @@
  * One process per machine (pid in order of appearance). Tracks (tid):
  * a guest thread uses its own tid; vCPU N uses VCPU_TRACK_BASE + N, above
  * any Linux tid (PID_MAX_LIMIT is 2^22), so the two never collide.
+ *
+ * The threads of a container (SPEC, Containers) have their tracks in a
+ * process of their own, "machine/container", so that the viewer groups
+ * them under it; their slices on a vCPU's track stay in the machine's.
  */
 
 #include <glib.h>
@@ -24,6 +28,10 @@ struct chrome_machine {
 	GHashTable *track_names;
 	/* vCPU -> where its next exit bar starts (what=exits), in ns */
 	GHashTable *exit_cursors;
+	/* container name -> struct chrome_machine of its threads' tracks */
+	GHashTable *containers;
+	/* tid -> the struct chrome_machine of its latest track (not owned) */
+	GHashTable *thread_processes;
 };
 
 struct chrome_writer {
@@ -70,6 +78,8 @@ static void chrome_machine_free(gpointer data)
 
 	g_hash_table_destroy(m->track_names);
 	g_hash_table_destroy(m->exit_cursors);
+	g_hash_table_destroy(m->thread_processes);
+	g_hash_table_destroy(m->containers);
 	g_free(m);
 }
 
@@ -92,6 +102,26 @@ static void write_name_metadata(struct chrome_writer *cw, const char *kind,
 	fputs("}}", out);
 }
 
+/* A process of the trace, named `name`, inserted in `table` by `key`. */
+static struct chrome_machine *new_process(struct chrome_writer *cw, GHashTable *table,
+		const char *key, const char *name)
+{
+	struct chrome_machine *m = g_new0(struct chrome_machine, 1);
+
+	m->pid = cw->next_pid++;
+	m->track_names = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+		g_free, g_free);
+	m->exit_cursors = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+		g_free, g_free);
+	m->containers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+		chrome_machine_free);
+	m->thread_processes = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+		g_free, NULL);
+	g_hash_table_insert(table, g_strdup(key), m);
+	write_name_metadata(cw, "process_name", m->pid, 0, name);
+	return m;
+}
+
 static struct chrome_machine *machine_of(struct chrome_writer *cw, const char *name)
 {
 	struct chrome_machine *m;
@@ -99,17 +129,25 @@ static struct chrome_machine *machine_of(struct chrome_writer *cw, const char *n
 	if (!name)
 		name = "";
 	m = g_hash_table_lookup(cw->machines, name);
-	if (m)
+	return m ? m : new_process(cw, cw->machines, name, name);
+}
+
+/* The process of a thread's tracks: its container's, else its machine's. */
+static struct chrome_machine *thread_process(struct chrome_writer *cw,
+		struct chrome_machine *m, const char *machine, const char *container)
+{
+	struct chrome_machine *c;
+	char *name;
+
+	if (!container)
 		return m;
-	m = g_new0(struct chrome_machine, 1);
-	m->pid = cw->next_pid++;
-	m->track_names = g_hash_table_new_full(g_int64_hash, g_int64_equal,
-		g_free, g_free);
-	m->exit_cursors = g_hash_table_new_full(g_int64_hash, g_int64_equal,
-		g_free, g_free);
-	g_hash_table_insert(cw->machines, g_strdup(name), m);
-	write_name_metadata(cw, "process_name", m->pid, 0, name);
-	return m;
+	c = g_hash_table_lookup(m->containers, container);
+	if (c)
+		return c;
+	name = g_strdup_printf("%s/%s", machine ? machine : "", container);
+	c = new_process(cw, m->containers, container, name);
+	g_free(name);
+	return c;
 }
 
 /* Announces a track's name when it first appears, and again when it
@@ -244,13 +282,17 @@ static void chrome_thread_interval(struct vm_writer *w, const struct vm_thread_i
 {
 	struct chrome_writer *cw = (struct chrome_writer *) w;
 	struct chrome_machine *m = machine_of(cw, iv->machine);
-	int64_t tid = thread_track(cw, m, iv);
+	struct chrome_machine *p = thread_process(cw, m, iv->machine, iv->container);
+	int64_t tid = thread_track(cw, p, iv);
 	FILE *out;
+
+	/* Its steal slices (what=steal has no container) go on the same track. */
+	g_hash_table_insert(m->thread_processes, new_int64(iv->tid), p);
 	bool first = true;
 
 	if (!w->steal_with_threads || !iv->state || strcmp(iv->state, "preempted") != 0) {
 		/* A preempted one comes as its steal rows, which name the culprits. */
-		out = open_complete_event(cw, m->pid, tid, iv->state,
+		out = open_complete_event(cw, p->pid, tid, iv->state,
 			trace_time(cw, iv->begin_ns), trace_time(cw, iv->end_ns));
 		if (iv->vcpu != -1)
 			write_int_arg(out, &first, "vcpu", iv->vcpu);
@@ -336,7 +378,12 @@ static void chrome_steal_interval(struct vm_writer *w, const struct vm_steal_int
 			.machine = iv->machine, .tid = iv->tid, .comm = iv->comm,
 		};
 
-		out = open_complete_event(cw, m->pid, thread_track(cw, m, &as_thread),
+		struct chrome_machine *p = g_hash_table_lookup(m->thread_processes, &iv->tid);
+
+		if (!p)
+			p = m;
+
+		out = open_complete_event(cw, p->pid, thread_track(cw, p, &as_thread),
 			"preempted", begin, end);
 		first = true;
 		write_int_arg(out, &first, "vcpu", iv->vcpu);
@@ -389,6 +436,39 @@ static void chrome_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 	g_free(label);
 }
 
+/*
+ * Container totals have no time either: as exit statistics, a bar per
+ * state as wide as its total, end to end from 0, on a track of the
+ * container's process named "totals" (tid 0, which no guest thread has).
+ */
+static void chrome_container_total(struct vm_writer *w, const struct vm_container_total *row)
+{
+	static const char *const states[VM_CONTAINER_STATES] = {
+		"running", "hypervisor", "preempted", "vcpu-blocked", "runnable",
+		"blocked", "unknown",
+	};
+	struct chrome_writer *cw = (struct chrome_writer *) w;
+	struct chrome_machine *p = thread_process(cw, machine_of(cw, row->machine),
+		row->machine, row->container ? row->container : "");
+	int64_t start = 0;
+
+	name_track(cw, p, 0, "totals");
+	for (int i = 0; i < VM_CONTAINER_STATES; i++) {
+		FILE *out;
+		bool first = true;
+
+		if (row->ns[i] == 0)
+			continue;
+		out = open_complete_event(cw, p->pid, 0, states[i], start,
+			vm_time_sum(start, row->ns[i]));
+		write_int_arg(out, &first, "ns_inum", row->ns_inum);
+		write_int_arg(out, &first, "threads", row->threads);
+		write_int_arg(out, &first, "total_ns", row->ns[i]);
+		close_complete_event(out);
+		start = vm_time_sum(start, row->ns[i]);
+	}
+}
+
 /* The origin goes as a string: as a JSON number, JavaScript would round
  * it. */
 static void chrome_finish(struct vm_writer *w)
@@ -421,6 +501,7 @@ static const struct vm_writer_ops chrome_ops = {
 	.vcpu_interval = chrome_vcpu_interval,
 	.exit_stat = chrome_exit_stat,
 	.steal_interval = chrome_steal_interval,
+	.container_total = chrome_container_total,
 	.finish = chrome_finish,
 	.destroy = chrome_destroy,
 };

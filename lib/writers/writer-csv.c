@@ -9,11 +9,15 @@
 #include "writers/writer-private.h"
 
 static const char *const csv_headers[] = {
-	[VM_WRITER_THREADS] = "machine,tid,comm,state,begin_ns,end_ns,vcpu,reason",
+	[VM_WRITER_THREADS] = ("machine,tid,comm,state,begin_ns,end_ns,vcpu,reason,"
+		"container,vtid"),
 	[VM_WRITER_VCPUS] = "machine,vcpu,mode,begin_ns,end_ns,host_tid,pcpu,reason",
 	[VM_WRITER_EXITS] = "machine,vcpu,reason,name,count,total_ns,min_ns,max_ns,mean_ns",
 	[VM_WRITER_STEAL] = ("machine,vcpu,tid,comm,begin_ns,end_ns,pcpu,culprit_kind,"
 		"culprit_machine,culprit_vcpu,culprit_tid,culprit_comm"),
+	[VM_WRITER_CONTAINERS] = ("machine,container,ns_inum,threads,running_ns,"
+		"hypervisor_ns,preempted_ns,vcpu_blocked_ns,runnable_ns,blocked_ns,"
+		"unknown_ns"),
 };
 
 /* Quoting is needed for separators, quotes and line breaks; edge spaces are
@@ -410,8 +414,18 @@ static void csv_thread_interval(struct vm_writer *w, const struct vm_thread_inte
 	p = csv_format_optional_int(p, iv->vcpu);
 	*p++ = ',';
 	p = csv_format_optional_int(p, iv->reason);
-	*p++ = '\n';
+	*p++ = ',';
 	csv_commit(row, p);
+	/* Most threads are in no container: two empty cells. */
+	if (!iv->container) {
+		vm_out_buffer_putc(row, ',');
+		vm_out_buffer_putc(row, '\n');
+		return;
+	}
+	csv_write_text(row, iv->container);
+	vm_out_buffer_putc(row, ',');
+	csv_write_optional_int(row, iv->vtid);
+	vm_out_buffer_putc(row, '\n');
 }
 
 static void csv_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
@@ -512,6 +526,24 @@ static void csv_steal_interval(struct vm_writer *w, const struct vm_steal_interv
 	vm_out_buffer_putc(row, '\n');
 }
 
+static void csv_container_total(struct vm_writer *w, const struct vm_container_total *row)
+{
+	struct vm_out_buffer *buf = csv_buffer(w);
+
+	csv_write_text(buf, row->machine);
+	vm_out_buffer_putc(buf, ',');
+	csv_write_text(buf, row->container);
+	vm_out_buffer_putc(buf, ',');
+	csv_write_int(buf, row->ns_inum);
+	vm_out_buffer_putc(buf, ',');
+	csv_write_int(buf, row->threads);
+	for (int i = 0; i < VM_CONTAINER_STATES; i++) {
+		vm_out_buffer_putc(buf, ',');
+		csv_write_int(buf, row->ns[i]);
+	}
+	vm_out_buffer_putc(buf, '\n');
+}
+
 /* Rows still in the buffer go to the stream, which the caller flushes. */
 static void csv_finish(struct vm_writer *w)
 {
@@ -530,6 +562,7 @@ static const struct vm_writer_ops csv_ops = {
 	.vcpu_interval = csv_vcpu_interval,
 	.exit_stat = csv_exit_stat,
 	.steal_interval = csv_steal_interval,
+	.container_total = csv_container_total,
 	.finish = csv_finish,
 	.destroy = csv_destroy,
 };

@@ -31,6 +31,16 @@ static void json_string_member(FILE *out, const char *key, const char *value)
 	vm_json_write_string(out, value);
 }
 
+/* A string member, null when the CSV cell is empty (NULL). */
+static void json_optional_string_member(FILE *out, const char *key, const char *value)
+{
+	json_key(out, key);
+	if (value)
+		vm_json_write_string(out, value);
+	else
+		fputs("null", out);
+}
+
 /*
  * After an interval's CSV keys: JavaScript and jq 1.6 read every number as
  * a double, which holds integers exactly only up to 2^53; a ns timestamp
@@ -73,6 +83,8 @@ static void json_thread_interval(struct vm_writer *w, const struct vm_thread_int
 	json_int_member(w->out, "end_ns", iv->end_ns);
 	json_optional_int_member(w->out, "vcpu", iv->vcpu);
 	json_optional_int_member(w->out, "reason", iv->reason);
+	json_optional_string_member(w->out, "container", iv->container);
+	json_optional_int_member(w->out, "vtid", iv->container ? iv->vtid : -1);
 	json_exact_time_members(w->out, iv->begin_ns, iv->end_ns);
 	fputs("}\n", w->out);
 }
@@ -123,16 +135,6 @@ static void json_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 	fputs("}\n", w->out);
 }
 
-/* A string member, null when the CSV cell is empty (NULL). */
-static void json_optional_string_member(FILE *out, const char *key, const char *value)
-{
-	json_key(out, key);
-	if (value)
-		vm_json_write_string(out, value);
-	else
-		fputs("null", out);
-}
-
 static void json_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv)
 {
 	json_begin_object(w->out, iv->machine);
@@ -148,6 +150,22 @@ static void json_steal_interval(struct vm_writer *w, const struct vm_steal_inter
 	json_optional_int_member(w->out, "culprit_tid", iv->culprit_tid);
 	json_optional_string_member(w->out, "culprit_comm", iv->culprit_comm);
 	json_exact_time_members(w->out, iv->begin_ns, iv->end_ns);
+	fputs("}\n", w->out);
+}
+
+static void json_container_total(struct vm_writer *w, const struct vm_container_total *row)
+{
+	static const char *const keys[VM_CONTAINER_STATES] = {
+		"running_ns", "hypervisor_ns", "preempted_ns", "vcpu_blocked_ns",
+		"runnable_ns", "blocked_ns", "unknown_ns",
+	};
+
+	json_begin_object(w->out, row->machine);
+	json_string_member(w->out, "container", row->container);
+	json_int_member(w->out, "ns_inum", row->ns_inum);
+	json_int_member(w->out, "threads", row->threads);
+	for (int i = 0; i < VM_CONTAINER_STATES; i++)
+		json_int_member(w->out, keys[i], row->ns[i]);
 	fputs("}\n", w->out);
 }
 
@@ -167,6 +185,7 @@ static const struct vm_writer_ops json_ops = {
 	.vcpu_interval = json_vcpu_interval,
 	.exit_stat = json_exit_stat,
 	.steal_interval = json_steal_interval,
+	.container_total = json_container_total,
 	.finish = json_finish,
 	.destroy = json_destroy,
 };

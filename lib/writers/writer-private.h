@@ -14,6 +14,7 @@ struct vm_writer_ops {
 	void (*vcpu_interval)(struct vm_writer *w, const struct vm_vcpu_interval *iv);
 	void (*exit_stat)(struct vm_writer *w, const struct vm_exit_stat *st);
 	void (*steal_interval)(struct vm_writer *w, const struct vm_steal_interval *iv);
+	void (*container_total)(struct vm_writer *w, const struct vm_container_total *row);
 	/* NULL: the format does not show losses. */
 	void (*machine_losses)(struct vm_writer *w, const struct vm_machine_losses *losses);
 	/* Writes what is still pending (summary tables, closing brackets). */

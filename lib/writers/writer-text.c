@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/time-span.h"
+#include "writers/text-containers.h"
 #include "writers/text-steal.h"
 #include "writers/text-table.h"
 #include "writers/text-units.h"
@@ -50,6 +51,8 @@ struct time_summary {
 	struct summary_key key;   /* first: the hash table's key */
 	char *comm;               /* threads: the latest name seen */
 	int64_t comm_begin_ns;    /* begin of the interval that gave it */
+	char *container;          /* threads: that of the latest interval, or NULL */
+	int64_t container_begin_ns; /* begin of that interval */
 	int64_t ns[MAX_KINDS];
 	int64_t total_ns;
 };
@@ -76,6 +79,9 @@ struct text_writer {
 	GHashTable *exits;        /* struct exit_summary, by exit_key */
 	GPtrArray *losses;        /* struct vm_machine_losses (machine owned) */
 	struct vm_text_steal *steal;
+	struct vm_text_containers *containers;
+	/* some thread was in a container: the threads table shows them */
+	bool any_container;
 	/* some thread was `unknown`, or some loss was reported */
 	bool show_unknown;
 };
@@ -116,6 +122,7 @@ static void time_summary_free(gpointer p)
 
 	g_free(s->key.machine);
 	g_free(s->comm);
+	g_free(s->container);
 	g_free(s);
 }
 
@@ -139,6 +146,7 @@ static struct time_summary *time_summary_of(GHashTable *table,
 	s->key.machine = g_strdup(key.machine);
 	s->key.id = id;
 	s->comm_begin_ns = INT64_MIN;
+	s->container_begin_ns = INT64_MIN;
 	g_hash_table_add(table, s);
 	return s;
 }
@@ -173,6 +181,16 @@ static void update_comm(struct time_summary *s, const struct vm_thread_interval 
 	s->comm_begin_ns = iv->begin_ns;
 }
 
+/* As the comm: the container of the latest interval, whatever the order. */
+static void update_container(struct time_summary *s, const struct vm_thread_interval *iv)
+{
+	if (iv->begin_ns < s->container_begin_ns)
+		return;
+	g_free(s->container);
+	s->container = g_strdup(iv->container);
+	s->container_begin_ns = iv->begin_ns;
+}
+
 static void text_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
 	struct text_writer *tw = (struct text_writer *) w;
@@ -181,6 +199,9 @@ static void text_thread_interval(struct vm_writer *w, const struct vm_thread_int
 	add_time(s, thread_states, G_N_ELEMENTS(thread_states), iv->state,
 		vm_time_span(iv->end_ns, iv->begin_ns));
 	update_comm(s, iv);
+	update_container(s, iv);
+	tw->any_container |= iv->container != NULL;
+	vm_text_containers_add_thread(tw->containers, iv);
 	if (iv->state && strcmp(iv->state, "unknown") == 0)
 		tw->show_unknown = true;
 }
@@ -196,7 +217,15 @@ static void text_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interva
 
 static void text_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv)
 {
-	vm_text_steal_add(((struct text_writer *) w)->steal, iv);
+	struct text_writer *tw = (struct text_writer *) w;
+
+	vm_text_steal_add(tw->steal, iv);
+	vm_text_containers_add_steal(tw->containers, iv);
+}
+
+static void text_container_total(struct vm_writer *w, const struct vm_container_total *row)
+{
+	vm_text_containers_add_total(((struct text_writer *) w)->containers, row);
 }
 
 /* A statistic given twice for the same exit (one per input chunk, say) is
@@ -298,6 +327,7 @@ struct time_table_layout {
 	const char *title;
 	const char *id_header;
 	bool with_comm;
+	bool with_container;    /* a `container` column after the comm */
 	const char *const *kinds;
 	size_t n_kinds;
 };
@@ -306,6 +336,8 @@ static char *time_table_alignments(const struct time_table_layout *layout)
 {
 	GString *a = g_string_new(layout->with_comm ? "lrl" : "lr");
 
+	if (layout->with_container)
+		g_string_append_c(a, 'l');
 	for (size_t i = 0; i < layout->n_kinds; i++)
 		g_string_append(a, "rr");
 	g_string_append_c(a, 'r');
@@ -320,6 +352,8 @@ static void add_time_header(struct vm_text_table *t,
 	vm_text_table_add(t, layout->id_header);
 	if (layout->with_comm)
 		vm_text_table_add(t, "comm");
+	if (layout->with_container)
+		vm_text_table_add(t, "container");
 	for (size_t i = 0; i < layout->n_kinds; i++) {
 		vm_text_table_add(t, layout->kinds[i]);
 		vm_text_table_add(t, "%");
@@ -335,6 +369,8 @@ static void add_time_row(struct vm_text_table *t,
 	vm_text_table_addf(t, "%" PRId64, s->key.id);
 	if (layout->with_comm)
 		vm_text_table_add(t, s->comm ? s->comm : "");
+	if (layout->with_container)
+		vm_text_table_add(t, s->container ? s->container : "");
 	for (size_t i = 0; i < layout->n_kinds; i++)
 		add_share_cells(t, s->ns[i], s->total_ns);
 	add_duration_cell(t, s->total_ns);
@@ -436,6 +472,7 @@ static void print_threads_table(struct text_writer *tw)
 
 	if (!tw->show_unknown)
 		layout.n_kinds--;
+	layout.with_container = tw->any_container;
 	print_time_table(tw->base.out, &layout, tw->threads);
 }
 
@@ -530,6 +567,12 @@ static void text_finish(struct vm_writer *w)
 		fputc('\n', w->out);
 	if ((w->every_kind && vm_text_steal_any(tw->steal)) || w->what == VM_WRITER_STEAL)
 		vm_text_steal_print(tw->steal, w->out);
+	/* In the summary only when the guests ran containers. */
+	if (w->every_kind && vm_text_containers_any(tw->containers))
+		fputc('\n', w->out);
+	if ((w->every_kind && vm_text_containers_any(tw->containers)) ||
+			w->what == VM_WRITER_CONTAINERS)
+		vm_text_containers_print(tw->containers, w->out, tw->show_unknown);
 	if (tw->losses->len > 0) {
 		fputc('\n', w->out);
 		print_losses_table(w->out, tw->losses);
@@ -545,6 +588,7 @@ static void text_destroy(struct vm_writer *w)
 	g_hash_table_destroy(tw->exits);
 	g_ptr_array_unref(tw->losses);
 	vm_text_steal_free(tw->steal);
+	vm_text_containers_free(tw->containers);
 	g_free(tw);
 }
 
@@ -553,6 +597,7 @@ static const struct vm_writer_ops text_ops = {
 	.vcpu_interval = text_vcpu_interval,
 	.exit_stat = text_exit_stat,
 	.steal_interval = text_steal_interval,
+	.container_total = text_container_total,
 	.machine_losses = text_machine_losses,
 	.finish = text_finish,
 	.destroy = text_destroy,
@@ -571,6 +616,7 @@ struct vm_writer *vm_writer_text_new(enum vm_writer_what what, FILE *out)
 		NULL, exit_summary_free);
 	tw->losses = g_ptr_array_new_with_free_func(machine_losses_free);
 	tw->steal = vm_text_steal_new();
+	tw->containers = vm_text_containers_new();
 	return &tw->base;
 }
 

@@ -22,6 +22,7 @@ static const struct name_value what_names[] = {
 	{ "vcpus", VM_WRITER_VCPUS },
 	{ "exits", VM_WRITER_EXITS },
 	{ "steal", VM_WRITER_STEAL },
+	{ "containers", VM_WRITER_CONTAINERS },
 };
 
 static bool lookup_name(const struct name_value *table, size_t n,
@@ -73,7 +74,7 @@ struct vm_writer *vm_writer_create(enum vm_writer_format format,
 		enum vm_writer_what what, FILE *out)
 {
 	/* The formats index their tables with `what`. */
-	if ((unsigned) what > VM_WRITER_STEAL || !out)
+	if ((unsigned) what > VM_WRITER_CONTAINERS || !out)
 		return NULL;
 	switch (format) {
 	case VM_WRITER_TEXT:
@@ -129,6 +130,12 @@ void vm_writer_steal_interval(struct vm_writer *w, const struct vm_steal_interva
 {
 	if (vm_writer_wants(w, VM_WRITER_STEAL))
 		w->ops->steal_interval(w, iv);
+}
+
+void vm_writer_container_total(struct vm_writer *w, const struct vm_container_total *row)
+{
+	if (vm_writer_wants(w, VM_WRITER_CONTAINERS))
+		w->ops->container_total(w, row);
 }
 
 void vm_writer_machine_losses(struct vm_writer *w, const struct vm_machine_losses *losses)

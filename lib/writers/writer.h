@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "containers/totals.h"
+
 enum vm_writer_format {
 	VM_WRITER_TEXT,
 	VM_WRITER_CSV,
@@ -26,9 +28,13 @@ enum vm_writer_what {
 	VM_WRITER_VCPUS,
 	VM_WRITER_EXITS,
 	VM_WRITER_STEAL,
+	VM_WRITER_CONTAINERS,
 };
 
-/* Parse "text"/"csv"/"json"/"chrome" and "threads"/"vcpus"/"exits"/"steal". */
+/*
+ * Parse "text"/"csv"/"json"/"chrome" and
+ * "threads"/"vcpus"/"exits"/"steal"/"containers".
+ */
 bool vm_writer_format_from_string(const char *s, enum vm_writer_format *out);
 bool vm_writer_what_from_string(const char *s, enum vm_writer_what *out);
 
@@ -44,6 +50,13 @@ struct vm_thread_interval {
 	int64_t vcpu;           /* -1: empty in CSV */
 	int64_t reason;         /* -1: empty in CSV */
 	int isa;                /* of `reason`: 1 = VMX (or 0, unknown), 2 = SVM */
+	/*
+	 * The thread's container (SPEC, Containers): its name, NULL when the
+	 * thread is in none; `vtid` its id there, -1 when unknown. `vtid` is
+	 * read only with a container, so a zeroed record is "no container".
+	 */
+	const char *container;
+	int64_t vtid;
 };
 
 /* One interval of a vCPU mode (what=vcpus). */
@@ -140,6 +153,8 @@ void vm_writer_thread_interval(struct vm_writer *w, const struct vm_thread_inter
 void vm_writer_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv);
 void vm_writer_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st);
 void vm_writer_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv);
+/* One row of what=containers (containers/totals.h), before finish. */
+void vm_writer_container_total(struct vm_writer *w, const struct vm_container_total *row);
 
 /*
  * The losses of one machine, before finish. Only the text format shows

@@ -5,7 +5,7 @@
 
 #define ACCEPTED_KEYS "`format`, `path` and `what`"
 #define ACCEPTED_FORMATS "\"text\", \"csv\", \"json\" or \"chrome\""
-#define ACCEPTED_WHATS "\"threads\", \"vcpus\", \"exits\" or \"steal\""
+#define ACCEPTED_WHATS "\"threads\", \"vcpus\", \"exits\", \"steal\" or \"containers\""
 
 struct parse_context {
 	struct threads_params *out;

@@ -12,6 +12,7 @@
 #include "state-presence.h"
 #include "stream-losses.h"
 #include "threads-sink.h"
+#include "containers/totals.h"
 #include "threads/threads.h"
 #include "writers/output-file.h"
 #include "writers/writer.h"
@@ -26,6 +27,8 @@ struct threads_sink {
 	struct event_decoder *decoder;
 	struct machine_table *machines;
 	struct vm_threads *threads;
+	/* Per-container state totals (what=containers, the text summary). */
+	struct vm_container_totals *container_totals;
 	struct vm_writer *writer;
 	/* Replaces `path` only once the output is complete (see finish()). */
 	struct vm_output_file *output;
@@ -37,11 +40,26 @@ struct threads_sink {
 	struct stream_losses *losses;
 };
 
+/*
+ * The analysis reports an interval when it ends: the container known then
+ * (SPEC, Containers) goes into its last two columns and its totals.
+ */
 static void on_thread_interval(const struct vm_thread_interval *iv, void *data)
 {
 	struct threads_sink *sink = data;
+	struct vm_thread_interval with_container = *iv;
+	struct vm_container_ref ref;
 
-	vm_writer_thread_interval(sink->writer, iv);
+	with_container.container = NULL;
+	with_container.vtid = -1;
+	if (vm_containers_lookup_by_name(vm_threads_containers(sink->threads),
+			iv->machine, iv->tid, &ref)) {
+		with_container.container = ref.name;
+		with_container.vtid = ref.vtid;
+		vm_container_totals_add(sink->container_totals, iv->machine, &ref,
+			iv->tid, iv->state, iv->begin_ns, iv->end_ns);
+	}
+	vm_writer_thread_interval(sink->writer, &with_container);
 }
 
 static void on_vcpu_interval(const struct vm_vcpu_interval *iv, void *data)
@@ -63,6 +81,11 @@ static void on_steal_interval(const struct vm_steal_interval *iv, void *data)
 	struct threads_sink *sink = data;
 
 	vm_writer_steal_interval(sink->writer, iv);
+}
+
+static void write_container_total(const struct vm_container_total *row, void *data)
+{
+	vm_writer_container_total(data, row);
 }
 
 static void on_machine_losses(const struct vm_machine_losses *losses, void *data)
@@ -97,6 +120,7 @@ static void sink_destroy(struct threads_sink *sink)
 	/* Not committed (a failed or interrupted run): `path` stays as it was. */
 	vm_output_file_close(sink->output);
 	vm_threads_destroy(sink->threads);
+	vm_container_totals_destroy(sink->container_totals);
 	machine_table_destroy(sink->machines);
 	event_decoder_destroy(sink->decoder);
 	threads_params_clear(&sink->params);
@@ -154,9 +178,11 @@ static bool create_analysis(struct threads_sink *sink)
 	sink->decoder = event_decoder_create();
 	sink->machines = machine_table_create();
 	sink->threads = vm_threads_create(&cb);
+	sink->container_totals = vm_container_totals_create();
 	sink->losses = stream_losses_create(handle_message, handle_gap, sink);
 	sink->state = state_presence_create();
-	return sink->decoder && sink->machines && sink->threads && sink->losses;
+	return sink->decoder && sink->machines && sink->threads &&
+		sink->container_totals && sink->losses;
 }
 
 bt_component_class_initialize_method_status threads_sink_initialize(
@@ -313,6 +339,20 @@ static void handle_vcpu_state(struct threads_sink *sink, const bt_event *event,
 }
 
 /*
+ * SPEC, Containers, source 1: the `pid_ns` context of an event the
+ * analysis does not decode. It is the namespace of the thread current on
+ * the event's CPU, so the CPU is read too (only then: most traces have no
+ * such context, and the analysis needs no CPU of these events).
+ */
+static void read_pid_ns(struct threads_sink *sink, const bt_event *event,
+		struct vm_event *ev)
+{
+	ev->pid_ns = event_decoder_pid_ns(sink->decoder, event);
+	if (ev->pid_ns)
+		ev->cpu = event_decoder_cpu_id(sink->decoder, event);
+}
+
+/*
  * Most events of the host (kvm_entry, scheduler events) and all vmsync
  * ones only count for their time and machine: their fields are read only
  * when the analysis would look at them. The decoder tells the kind of an
@@ -347,6 +387,8 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg,
 	/* Kinds other than VM_EVENT_OTHER decode. */
 	if (vm_threads_needs_fields(sink->threads, ev.machine, ev.kind))
 		(void) event_decoder_decode_at(sink->decoder, event, ev.ts, &ev);
+	else
+		read_pid_ns(sink, event, &ev);
 	vm_threads_feed(sink->threads, &ev);
 }
 
@@ -488,6 +530,8 @@ static bool finish(struct threads_sink *sink)
 	warn_unsynchronized(sink);
 	vm_threads_finish(sink->threads);
 	vm_writer_set_no_host(sink->writer, !vm_threads_host_seen(sink->threads));
+	vm_container_totals_foreach(sink->container_totals, write_container_total,
+		sink->writer);
 	if (!vm_writer_finish(sink->writer) || fflush(sink->out) != 0) {
 		if (!sink->params.path) {
 			report_stdout_error(sink, strerror(errno));

@@ -79,6 +79,11 @@ NOISY_CULPRITS = [("batch", "web", "vm", 1500), ("batch", "kworker/1:1 (600)", "
                   ("web", "batch", "vm", 21000), ("web", "idle", "idle", 500)]
 
 
+# container-neighbour: web's nginx, in the pod `pause`, waits for batch's
+# vCPU and QEMU thread (43000-64000), then for nothing (64000-64500).
+POD_CULPRITS = [["web", "pause", "batch", "vm", 21000], ["web", "pause", "idle", "idle", 500]]
+
+
 def check_version_and_metadata():
     out = lami(["--mi-version"]).stdout
     try:
@@ -89,7 +94,7 @@ def check_version_and_metadata():
     if version != (1, 0):
         vmtest.fail("--mi-version says %r, not 1.0" % (version,))
     expected = {"vm-thread-states", "vm-vcpu-modes", "vm-exits", "vm-steal",
-                "vm-steal-culprits"}
+                "vm-steal-culprits", "vm-containers", "vm-container-steal-culprits"}
     if set(classes) != expected:
         vmtest.fail("table classes %s, not %s" % (sorted(classes), sorted(expected)))
     meta = json.loads(lami(["--metadata"]).stdout)
@@ -243,6 +248,39 @@ def check_culprits(label, rows, steal_rows):
         vmtest.fail("%s: culprits not largest first" % label)
 
 
+def check_containers(label, tables, threads):
+    """vm-containers: each container's figures are the sums of its threads'
+    intervals (clipped to the range) of what=threads; its culprits add up
+    to its preempted time."""
+    rows = tables["vm-containers"][1]
+    got = {(r[0]["value"], r[1]["value"]): r for r in rows}
+    in_containers = [dict(r, tid=r["tid"]) for r in threads if r["container"]]
+    want = sums(in_containers, ("machine", "container"), "state")
+    if sorted(got) != sorted(want):
+        vmtest.fail("%s: containers %s, sink.vm.threads has %s" % (
+            label, sorted(got), sorted(want)))
+    for key, per in want.items():
+        row = got[key]
+        tids = {r["tid"] for r in in_containers if (r["machine"], r["container"]) == key}
+        if row[3]["value"] != len(tids):
+            vmtest.fail("%s: %s has %r threads, not %d" % (label, key, row[3], len(tids)))
+        total = sum(per.values())
+        for i, name in enumerate(STATES):
+            ns, share = row[4 + 2 * i]["value"], row[5 + 2 * i]["value"]
+            if ns != per.get(name, 0) or not close(share, per.get(name, 0) / total):
+                vmtest.fail("%s: container %s %s: %d ns, %r; sink.vm.threads: %d of %d"
+                            % (label, key, name, ns, share, per.get(name, 0), total))
+    stolen = {}
+    for r in tables["vm-container-steal-culprits"][1]:
+        key = (r[0]["value"], r[1]["value"])
+        stolen[key] = stolen.get(key, 0) + r[4]["value"]
+    preempted = {k: v["preempted"] for k, v in want.items() if v.get("preempted")}
+    if stolen != preempted:
+        vmtest.fail("%s: containers' culprits add up to %r, their preempted time is %r"
+                    % (label, stolen, preempted))
+    return len(rows)
+
+
 def tables_of(label, stdout, classes):
     tables = {}
     for name, time_range, rows in validated(label, stdout, classes):
@@ -269,6 +307,7 @@ def check_figures(label, tables, traces, begin=None, end=None, wrap=False,
     steal = clipped(sink_rows(traces, "steal", wrap=wrap), begin, end)
     if has_host:
         check_culprits(label, tables["vm-steal-culprits"][1], steal)
+    check_containers(label, tables, threads)
     spans = threads + vcpus
     want = (begin if begin is not None else min(int(r["begin_ns"]) for r in spans),
             end if end is not None else max(int(r["end_ns"]) for r in spans))
@@ -486,6 +525,15 @@ def main():
                 for r in tables["vm-steal-culprits"][1]]
     if culprits != NOISY_CULPRITS:
         vmtest.fail("noisy-neighbour: culprits %r, by hand %r" % (culprits, NOISY_CULPRITS))
+    pods = list(vmtest.scenario("container-neighbour").values())
+    tables = tables_of("container-neighbour", lami(pods).stdout, classes)
+    check_figures("container-neighbour", tables, pods)
+    got = [[c.get("value") for c in r[:4]] + [r[8]["value"]] for r in tables["vm-containers"][1]]
+    if got != [["web", "pause", "4026532500", 1, 21500]]:
+        vmtest.fail("container-neighbour: containers %r" % got)
+    culprits = [[c["value"] for c in r[:5]] for r in tables["vm-container-steal-culprits"][1]]
+    if culprits != POD_CULPRITS:
+        vmtest.fail("container-neighbour: culprits %r, by hand %r" % (culprits, POD_CULPRITS))
     two = list(vmtest.scenario("two-guests").values())
     out = lami(two).stdout
     check_figures("two-guests", tables_of("two-guests", out, classes), two)

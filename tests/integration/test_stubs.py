@@ -28,6 +28,7 @@ except ImportError:
 
 # Events per scenario: guards against a stub losing lines unnoticed.
 EXPECTED_EVENT_COUNTS = {
+    "container-neighbour": 67,
     "containers": 15,
     "drifting-guest": 120,
     "halted-vcpu": 49,
@@ -58,6 +59,7 @@ def drifting_guest_to_host(guest_cycles):
 # scenarios: guest events must fall in their vCPU's guest-mode periods.
 VM_SCENARIO_CLOCK_MAPS = {
     "drifting-guest": drifting_guest_to_host,
+    "container-neighbour": None,
     "halted-vcpu": None,
     "noisy-neighbour": None,
     "old-lttng-packets": None,

@@ -20,10 +20,10 @@ import threads_common as tc
 LOSSY_PLUGIN_DIR = os.path.join(vmtest.SOURCE_DIR, "tests", "integration", "threads-lossy")
 
 EXPECTED = [
-    "lossy,100,t100,running,1600000000000000010,1600000000000000020,,",
-    "lossy,100,t100,unknown,1600000000000000020,1600000000000000040,,",
-    "lossy,100,t100,blocked,1600000000000000040,1600000000000000050,,",
-    "lossy,200,t200,unknown,1600000000000000040,1600000000000000050,,",
+    "lossy,100,t100,running,1600000000000000010,1600000000000000020,,,,",
+    "lossy,100,t100,unknown,1600000000000000020,1600000000000000040,,,,",
+    "lossy,100,t100,blocked,1600000000000000040,1600000000000000050,,,,",
+    "lossy,200,t200,unknown,1600000000000000040,1600000000000000050,,,,",
 ]
 
 proc = vmtest.babeltrace2(
@@ -46,9 +46,9 @@ if len(warnings) != 2 or not [w for w in warnings if "no host" in w]:
 # stream's message before it, time reached], here [10, 10] and [40, 40]
 # (doc/lost-events.md), so the gaps start at the events before them.
 TIMELESS = [
-    "lossy,100,t100,unknown,1600000000000000010,1600000000000000040,,",
-    "lossy,100,t100,blocked,1600000000000000040,1600000000000000050,,",
-    "lossy,200,t200,unknown,1600000000000000040,1600000000000000050,,",
+    "lossy,100,t100,unknown,1600000000000000010,1600000000000000040,,,,",
+    "lossy,100,t100,blocked,1600000000000000040,1600000000000000050,,,,",
+    "lossy,200,t200,unknown,1600000000000000040,1600000000000000050,,,,",
 ]
 proc = vmtest.babeltrace2(
     ["run", "-c", "src:source.vmtestlossy.lossy", "-p", "timeless=true",

@@ -25,7 +25,7 @@ T0 = 1600000000 * 10**9
 
 
 def row(tid, state, begin, end):
-    return "ctflike,%d,t%d,%s,%d,%d,," % (tid, tid, state, T0 + begin, T0 + end)
+    return "ctflike,%d,t%d,%s,%d,%d,,,," % (tid, tid, state, T0 + begin, T0 + end)
 
 
 EXPECTED = [

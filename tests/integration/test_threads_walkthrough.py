@@ -1,6 +1,7 @@
 """doc/walkthrough.md shows real output: each of its output blocks must be
 what the command above it prints today, on the one-qemu-kvm stub (and, for
-the steal section, the noisy-neighbour stub)."""
+the steal section, the noisy-neighbour stub; for the containers section,
+the container-neighbour stub)."""
 
 import os
 import re
@@ -13,13 +14,17 @@ import threads_common as tc
 os.environ["TZ"] = "UTC"
 
 
-def run(args, head=None, thread=None, merge_stderr=False):
+def run(args, head=None, thread=None, merge_stderr=False, start=None):
     proc = vmtest.babeltrace2(args)
     # The warning comes out at the end of the input, before the summary.
     text = (proc.stderr if merge_stderr else "") + proc.stdout
     lines = text.splitlines(True)
     if thread is not None:
         lines = [l for i, l in enumerate(lines) if i == 0 or l.split(",")[1] == thread]
+    if start is not None:
+        # `sed -n '/^START/,$p'`: from the first line that starts so.
+        first = [i for i, l in enumerate(lines) if l.startswith(start)]
+        lines = lines[first[0]:] if first else []
     return "".join(lines[:head] if head else lines)
 
 
@@ -57,6 +62,13 @@ def main():
     expected += [
         run(steal + ["-p", 'what="steal"']),
         run(steal + ["-p", 'format="csv",what="steal"']),
+    ]
+    cn = vmtest.scenario("container-neighbour")
+    pods = [cn["host"], cn["web"], cn["batch"], "-c", "filter.vm.correlate",
+            "-c", "filter.vm.state"] + sink
+    expected += [
+        run(pods, start="Containers"),
+        run(pods + ["-p", 'format="csv"'], thread="300", head=4),
     ]
     with open(os.path.join(vmtest.SOURCE_DIR, "doc", "walkthrough.md")) as f:
         blocks = re.findall(r"```\n(.*?)```", f.read(), flags=re.S)

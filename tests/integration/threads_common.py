@@ -8,15 +8,19 @@ import os
 import btlog
 import vmtest
 
-THREAD_KEYS = ["machine", "tid", "comm", "state", "begin_ns", "end_ns", "vcpu", "reason"]
+THREAD_KEYS = ["machine", "tid", "comm", "state", "begin_ns", "end_ns", "vcpu", "reason",
+               "container", "vtid"]
 VCPU_KEYS = ["machine", "vcpu", "mode", "begin_ns", "end_ns", "host_tid", "pcpu", "reason"]
 EXIT_KEYS = ["machine", "vcpu", "reason", "name", "count", "total_ns", "min_ns",
              "max_ns", "mean_ns"]
 STEAL_KEYS = ["machine", "vcpu", "tid", "comm", "begin_ns", "end_ns", "pcpu",
               "culprit_kind", "culprit_machine", "culprit_vcpu", "culprit_tid",
               "culprit_comm"]
+CONTAINER_KEYS = ["machine", "container", "ns_inum", "threads", "running_ns",
+                  "hypervisor_ns", "preempted_ns", "vcpu_blocked_ns", "runnable_ns",
+                  "blocked_ns", "unknown_ns"]
 KEYS = {"threads": THREAD_KEYS, "vcpus": VCPU_KEYS, "exits": EXIT_KEYS,
-        "steal": STEAL_KEYS}
+        "steal": STEAL_KEYS, "containers": CONTAINER_KEYS}
 
 
 def stub_header(stub_path):

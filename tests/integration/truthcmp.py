@@ -41,6 +41,8 @@ import tempfile
 from fractions import Fraction
 
 THREAD_HEADER = ["machine", "tid", "comm", "state", "begin_ns", "end_ns", "vcpu", "reason"]
+# Columns a header may have after those above (by the Reader's id field).
+OPTIONAL_TAIL = {"tid": ["container", "vtid"]}
 VCPU_HEADER = ["machine", "vcpu", "mode", "begin_ns", "end_ns", "host_tid", "pcpu", "reason"]
 EXIT_HEADER = ["machine", "vcpu", "reason", "name", "count", "total_ns", "min_ns", "max_ns",
                "mean_ns"]
@@ -97,10 +99,12 @@ class Reader:
         with open(self.path, newline="") as f:
             reader = csv.reader(f)
             header = next(reader, None)
-            if header != self.header:
+            # The plugin's threads CSV ends with the container columns
+            # (SPEC, Containers), which the comparison does not look at.
+            if header not in (self.header, self.header + OPTIONAL_TAIL.get(self.id_field, [])):
                 raise FormatError("%s: header %r, expected %r" % (
                     self.path, header, self.header))
-            names = self.header
+            names = header
             machine_i = names.index("machine")
             id_i = names.index(self.id_field)
             begin_i, end_i = names.index("begin_ns"), names.index("end_ns")

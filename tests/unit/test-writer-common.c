@@ -173,7 +173,7 @@ END_TEST
 
 static void feed_one_of_each(struct vm_writer *w)
 {
-	const struct vm_thread_interval t = { "g", 1, "c", "running", 0, 1, 0, -1, 1 };
+	const struct vm_thread_interval t = { "g", 1, "c", "running", 0, 1, 0, -1, 1, NULL, -1 };
 	const struct vm_vcpu_interval v = { "g", 0, "guest", 0, 1, 7, 0, -1, 1 };
 	const struct vm_exit_stat e = { "g", 0, 12, 1, 1, 1, 1, 1 };
 

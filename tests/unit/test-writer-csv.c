@@ -6,13 +6,13 @@
 static void feed_threads(struct vm_writer *w)
 {
 	const struct vm_thread_interval running = {
-		"guest1", 42, "worker", "running", 1000, 2500, 1, -1, 1,
+		"guest1", 42, "worker", "running", 1000, 2500, 1, -1, 1, NULL, -1,
 	};
 	const struct vm_thread_interval exit = {
-		"guest1", 42, "worker", "hypervisor", 2500, 2600, 1, 48, 1,
+		"guest1", 42, "worker", "hypervisor", 2500, 2600, 1, 48, 1, NULL, -1,
 	};
 	const struct vm_thread_interval waiting = {
-		"guest1", 43, "", "blocked", 0, 9000, -1, -1, 1,
+		"guest1", 43, "", "blocked", 0, 9000, -1, -1, 1, NULL, -1,
 	};
 
 	vm_writer_thread_interval(w, &running);
@@ -25,10 +25,10 @@ START_TEST(threads_rows)
 	char *s = write_to_string(VM_WRITER_CSV, VM_WRITER_THREADS, feed_threads);
 
 	ck_assert_str_eq(s,
-		"machine,tid,comm,state,begin_ns,end_ns,vcpu,reason\n"
-		"guest1,42,worker,running,1000,2500,1,\n"
-		"guest1,42,worker,hypervisor,2500,2600,1,48\n"
-		"guest1,43,,blocked,0,9000,,\n");
+		"machine,tid,comm,state,begin_ns,end_ns,vcpu,reason,container,vtid\n"
+		"guest1,42,worker,running,1000,2500,1,,,\n"
+		"guest1,42,worker,hypervisor,2500,2600,1,48,,\n"
+		"guest1,43,,blocked,0,9000,,,,\n");
 	free(s);
 }
 END_TEST
@@ -42,6 +42,7 @@ static void feed_awkward_comms(struct vm_writer *w)
 	for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
 		const struct vm_thread_interval iv = {
 			"g", (int64_t) i + 1, comms[i], "runnable", 1, 2, -1, -1, 1,
+			NULL, -1,
 		};
 
 		vm_writer_thread_interval(w, &iv);
@@ -53,13 +54,13 @@ START_TEST(quoting)
 	char *s = write_to_string(VM_WRITER_CSV, VM_WRITER_THREADS, feed_awkward_comms);
 
 	ck_assert_str_eq(s,
-		"machine,tid,comm,state,begin_ns,end_ns,vcpu,reason\n"
-		"g,1,\"a,b\",runnable,1,2,,\n"
-		"g,2,\"say \"\"hi\"\"\",runnable,1,2,,\n"
-		"g,3,\"two\nlines\",runnable,1,2,,\n"
-		"g,4,\" lead\",runnable,1,2,,\n"
-		"g,5,\"trail \",runnable,1,2,,\n"
-		"g,6,in side,runnable,1,2,,\n");
+		"machine,tid,comm,state,begin_ns,end_ns,vcpu,reason,container,vtid\n"
+		"g,1,\"a,b\",runnable,1,2,,,,\n"
+		"g,2,\"say \"\"hi\"\"\",runnable,1,2,,,,\n"
+		"g,3,\"two\nlines\",runnable,1,2,,,,\n"
+		"g,4,\" lead\",runnable,1,2,,,,\n"
+		"g,5,\"trail \",runnable,1,2,,,,\n"
+		"g,6,in side,runnable,1,2,,,,\n");
 	free(s);
 }
 END_TEST
@@ -77,6 +78,7 @@ static void feed_utf8_comms(struct vm_writer *w)
 	for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
 		const struct vm_thread_interval iv = {
 			"g", (int64_t) i + 1, comms[i], "runnable", 1, 2, -1, -1, 1,
+			NULL, -1,
 		};
 
 		vm_writer_thread_interval(w, &iv);
@@ -89,12 +91,12 @@ START_TEST(invalid_utf8_replaced)
 	char *s = write_to_string(VM_WRITER_CSV, VM_WRITER_THREADS, feed_utf8_comms);
 
 	ck_assert_str_eq(s,
-		"machine,tid,comm,state,begin_ns,end_ns,vcpu,reason\n"
-		"g,1,k\xc3\xa4" "fer,runnable,1,2,,\n"
-		"g,2,\xe6\xbc\xa2\xe5\xad\x97,runnable,1,2,,\n"
-		"g,3,a\xef\xbf\xbd" "b\xef\xbf\xbd,runnable,1,2,,\n"
-		"g,4,\"x,\xef\xbf\xbd\xef\xbf\xbd\",runnable,1,2,,\n"
-		"g,5,\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd-long-enough-for-words,runnable,1,2,,\n");
+		"machine,tid,comm,state,begin_ns,end_ns,vcpu,reason,container,vtid\n"
+		"g,1,k\xc3\xa4" "fer,runnable,1,2,,,,\n"
+		"g,2,\xe6\xbc\xa2\xe5\xad\x97,runnable,1,2,,,,\n"
+		"g,3,a\xef\xbf\xbd" "b\xef\xbf\xbd,runnable,1,2,,,,\n"
+		"g,4,\"x,\xef\xbf\xbd\xef\xbf\xbd\",runnable,1,2,,,,\n"
+		"g,5,\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd-long-enough-for-words,runnable,1,2,,,,\n");
 	free(s);
 }
 END_TEST

@@ -7,10 +7,10 @@
 static void feed_threads(struct vm_writer *w)
 {
 	const struct vm_thread_interval exit = {
-		"guest1", 42, "worker", "hypervisor", 2500, 2600, 1, 48, 1,
+		"guest1", 42, "worker", "hypervisor", 2500, 2600, 1, 48, 1, NULL, -1,
 	};
 	const struct vm_thread_interval waiting = {
-		"guest1", 43, "", "blocked", 0, 9000, -1, -1, 1,
+		"guest1", 43, "", "blocked", 0, 9000, -1, -1, 1, NULL, -1,
 	};
 
 	vm_writer_thread_interval(w, &exit);
@@ -24,9 +24,11 @@ START_TEST(threads_lines)
 	ck_assert_str_eq(s,
 		"{\"machine\":\"guest1\",\"tid\":42,\"comm\":\"worker\",\"state\":\"hypervisor\","
 		"\"begin_ns\":2500,\"end_ns\":2600,\"vcpu\":1,\"reason\":48,"
+		"\"container\":null,\"vtid\":null,"
 		"\"dur_ns\":100,\"begin_ns_str\":\"2500\",\"end_ns_str\":\"2600\"}\n"
 		"{\"machine\":\"guest1\",\"tid\":43,\"comm\":\"\",\"state\":\"blocked\","
 		"\"begin_ns\":0,\"end_ns\":9000,\"vcpu\":null,\"reason\":null,"
+		"\"container\":null,\"vtid\":null,"
 		"\"dur_ns\":9000,\"begin_ns_str\":\"0\",\"end_ns_str\":\"9000\"}\n");
 	free(s);
 }
@@ -104,7 +106,7 @@ static const char *escaped_comm;
 static void feed_escaped_comm(struct vm_writer *w)
 {
 	const struct vm_thread_interval iv = {
-		"m", 1, escaped_comm, "running", 0, 1, -1, -1, 1,
+		"m", 1, escaped_comm, "running", 0, 1, -1, -1, 1, NULL, -1,
 	};
 
 	vm_writer_thread_interval(w, &iv);
@@ -120,7 +122,8 @@ static void check_comm_written_as(const char *comm, const char *expected)
 	s = write_to_string(VM_WRITER_JSON, VM_WRITER_THREADS, feed_escaped_comm);
 	line = g_strdup_printf("{\"machine\":\"m\",\"tid\":1,\"comm\":%s,"
 		"\"state\":\"running\",\"begin_ns\":0,\"end_ns\":1,"
-		"\"vcpu\":null,\"reason\":null,\"dur_ns\":1,\"begin_ns_str\":\"0\","
+		"\"vcpu\":null,\"reason\":null,"
+		"\"container\":null,\"vtid\":null,\"dur_ns\":1,\"begin_ns_str\":\"0\","
 		"\"end_ns_str\":\"1\"}\n", expected);
 	ck_assert_str_eq(s, line);
 	g_free(line);

@@ -53,9 +53,9 @@ START_TEST(csv_unknown_row)
 
 	/* The losses are the text summary's only. */
 	assert_output_eq(s,
-		"machine,tid,comm,state,begin_ns,end_ns,vcpu,reason\n"
-		"m,5,w,running,0,600,1,\n"
-		"m,5,w,unknown,600,1000,,\n");
+		"machine,tid,comm,state,begin_ns,end_ns,vcpu,reason,container,vtid\n"
+		"m,5,w,running,0,600,1,,,\n"
+		"m,5,w,unknown,600,1000,,,,\n");
 	free(s);
 }
 END_TEST
@@ -66,10 +66,11 @@ START_TEST(json_unknown_line)
 
 	assert_output_eq(s,
 		"{\"machine\":\"m\",\"tid\":5,\"comm\":\"w\",\"state\":\"running\",\"begin_ns\":0,"
-		"\"end_ns\":600,\"vcpu\":1,\"reason\":null,\"dur_ns\":600,\"begin_ns_str\":\"0\","
+		"\"end_ns\":600,\"vcpu\":1,\"reason\":null,\"container\":null,"
+		"\"vtid\":null,\"dur_ns\":600,\"begin_ns_str\":\"0\","
 		"\"end_ns_str\":\"600\"}\n"
 		"{\"machine\":\"m\",\"tid\":5,\"comm\":\"w\",\"state\":\"unknown\",\"begin_ns\":600,"
-		"\"end_ns\":1000,\"vcpu\":null,\"reason\":null,\"dur_ns\":400,"
+		"\"end_ns\":1000,\"vcpu\":null,\"reason\":null,\"container\":null,\"vtid\":null,\"dur_ns\":400,"
 		"\"begin_ns_str\":\"600\",\"end_ns_str\":\"1000\"}\n");
 	free(s);
 }

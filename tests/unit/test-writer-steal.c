@@ -18,7 +18,7 @@ static void feed_steal(struct vm_writer *w)
 		vm_writer_steal_interval(w, &rows[i]);
 	/* Other records are not steal's. */
 	vm_writer_thread_interval(w, &(struct vm_thread_interval) {
-		"g1", 300, "app", "preempted", 100, 300, 0, -1, 0 });
+		"g1", 300, "app", "preempted", 100, 300, 0, -1, 0, NULL, -1 });
 }
 
 START_TEST(csv_rows)
