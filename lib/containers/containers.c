@@ -28,8 +28,9 @@ struct vm_containers *vm_containers_create(void)
 
 void vm_containers_destroy(struct vm_containers *c)
 {
-	if (!c)
+	if (!c) {
 		return;
+	}
 	g_hash_table_destroy(c->by_name);
 	g_ptr_array_free(c->machines, TRUE);
 	g_free(c);
@@ -40,8 +41,9 @@ void vm_containers_add_machine(struct vm_containers *c, unsigned int index,
 {
 	struct vm_machine_ns *m;
 
-	if (index >= c->machines->len)
+	if (index >= c->machines->len) {
 		g_ptr_array_set_size(c->machines, index + 1);
+	}
 	m = g_ptr_array_index(c->machines, index);
 	if (!m) {
 		m = vm_machine_ns_create();
@@ -61,11 +63,13 @@ void vm_containers_feed(struct vm_containers *c, const struct vm_event *ev)
 	struct vm_machine_ns *m;
 
 	/* filter.vm.state's events name their VM, not a traced machine. */
-	if (ev->kind == VM_EVENT_VCPU_STATE)
+	if (ev->kind == VM_EVENT_VCPU_STATE) {
 		return;
+	}
 	m = machine_at(c, ev->machine);
-	if (m)
+	if (m) {
 		vm_machine_ns_feed(m, ev);
+	}
 }
 
 bool vm_containers_needs_fields(enum vm_event_kind kind)
@@ -102,8 +106,9 @@ bool vm_containers_any(const struct vm_containers *c)
 	for (guint i = 0; i < c->machines->len; i++) {
 		const struct vm_machine_ns *m = g_ptr_array_index(c->machines, i);
 
-		if (m && vm_machine_ns_any(m))
+		if (m && vm_machine_ns_any(m)) {
 			return true;
+		}
 	}
 	return false;
 }

@@ -81,8 +81,9 @@ struct vm_machine_ns *vm_machine_ns_create(void)
 
 void vm_machine_ns_destroy(struct vm_machine_ns *m)
 {
-	if (!m)
+	if (!m) {
 		return;
+	}
 	g_hash_table_destroy(m->threads);
 	g_hash_table_destroy(m->namespaces);
 	g_array_free(m->current, TRUE);
@@ -101,8 +102,9 @@ static struct thread_ns *thread_get(struct vm_machine_ns *m, int64_t tid)
 {
 	struct thread_ns *t = g_hash_table_lookup(m->threads, &tid);
 
-	if (t)
+	if (t) {
 		return t;
+	}
 	t = g_new0(struct thread_ns, 1);
 	t->ns_level = -1;
 	t->vtid = -1;
@@ -116,8 +118,9 @@ static struct ns_info *ns_get(struct vm_machine_ns *m, int64_t inum)
 {
 	struct ns_info *ns = g_hash_table_lookup(m->namespaces, &inum);
 
-	if (ns)
+	if (ns) {
 		return ns;
+	}
 	ns = g_new0(struct ns_info, 1);
 	ns->level = -1;
 	ns->init_tid = -1;
@@ -128,8 +131,9 @@ static struct ns_info *ns_get(struct vm_machine_ns *m, int64_t inum)
 
 static void set_comm(struct thread_ns *t, const char *comm)
 {
-	if (!comm || !comm[0] || (t->comm && g_strcmp0(t->comm, comm) == 0))
+	if (!comm || !comm[0] || (t->comm && g_strcmp0(t->comm, comm) == 0)) {
 		return;
+	}
 	g_free(t->comm);
 	t->comm = g_strdup(comm);
 }
@@ -143,11 +147,13 @@ static bool inum_valid(int64_t inum)
 /* What a level says of a namespace: level 0 is the machine's own. */
 static void learn_level(struct vm_machine_ns *m, int64_t inum, int64_t level)
 {
-	if (level < 0)
+	if (level < 0) {
 		return;
+	}
 	ns_get(m, inum)->level = level;
-	if (level == 0)
+	if (level == 0) {
 		m->root_inum = inum;
+	}
 }
 
 /* Whether threads of namespace `inum` are in a container. */
@@ -155,8 +161,9 @@ static bool is_container(struct vm_machine_ns *m, int64_t inum)
 {
 	const struct ns_info *ns = g_hash_table_lookup(m->namespaces, &inum);
 
-	if (ns && ns->level >= 0)
+	if (ns && ns->level >= 0) {
 		return ns->level > 0;
+	}
 	return inum != m->root_inum;
 }
 
@@ -164,8 +171,9 @@ static bool is_container(struct vm_machine_ns *m, int64_t inum)
 static void learn_init(struct vm_machine_ns *m, int64_t inum, int64_t tid,
 		int64_t vpid, int64_t vtid)
 {
-	if (vpid == 1 && vtid == 1)
+	if (vpid == 1 && vtid == 1) {
 		ns_get(m, inum)->init_tid = tid;
+	}
 }
 
 /*
@@ -178,17 +186,21 @@ static void on_level_entry(struct vm_machine_ns *m, enum source_rank rank,
 {
 	struct thread_ns *t;
 
-	if (tid < 0 || !inum_valid(inum))
+	if (tid < 0 || !inum_valid(inum)) {
 		return;
-	if (level == VM_FIELD_MISSING || level < 0)
+	}
+	if (level == VM_FIELD_MISSING || level < 0) {
 		level = -1;
+	}
 	learn_level(m, inum, level);
 	learn_init(m, inum, tid, vpid, vtid);
 	t = thread_get(m, tid);
-	if (t->rank < rank)
+	if (t->rank < rank) {
 		return;
-	if (t->rank == rank && t->ns_inum && t->ns_level > level)
+	}
+	if (t->rank == rank && t->ns_inum && t->ns_level > level) {
 		return;
+	}
 	t->rank = rank;
 	t->ns_inum = inum;
 	t->ns_level = level;
@@ -199,12 +211,14 @@ static void on_level_entry(struct vm_machine_ns *m, enum source_rank rank,
 
 static void on_statedump(struct vm_machine_ns *m, const struct vm_event *ev)
 {
-	if (ev->u.statedump.tid < 0)
+	if (ev->u.statedump.tid < 0) {
 		return;
+	}
 	set_comm(thread_get(m, ev->u.statedump.tid), ev->u.statedump.name);
 	/* LTTng >= 2.12: no ns fields here, the pid_ns events follow. */
-	if (ev->u.statedump.ns_inum == VM_FIELD_MISSING)
+	if (ev->u.statedump.ns_inum == VM_FIELD_MISSING) {
 		return;
+	}
 	on_level_entry(m, RANK_STATEDUMP, ev->u.statedump.tid,
 		ev->u.statedump.ns_level, ev->u.statedump.ns_inum,
 		ev->u.statedump.vtid, ev->u.statedump.vpid);
@@ -233,8 +247,9 @@ static void on_fork(struct vm_machine_ns *m, const struct vm_event *ev)
 	struct thread_ns *t;
 
 	/* tid 0 is the idle thread, never a child (a host's undecoded fork). */
-	if (tid <= 0)
+	if (tid <= 0) {
 		return;
+	}
 	t = thread_get(m, tid);
 	g_free(t->comm);
 	t->comm = NULL;
@@ -252,12 +267,14 @@ static void on_fork(struct vm_machine_ns *m, const struct vm_event *ev)
 		learn_level(m, inum, t->ns_level);
 	}
 	/* A process (not a thread) has its own id as vpid. */
-	if (tid == ev->u.fork.child_pid)
+	if (tid == ev->u.fork.child_pid) {
 		t->vpid = t->vtid;
-	else if (parent && parent->ns_inum == t->ns_inum)
+	} else if (parent && parent->ns_inum == t->ns_inum) {
 		t->vpid = parent->vpid;
-	if (t->ns_inum)
+	}
+	if (t->ns_inum) {
 		learn_init(m, t->ns_inum, tid, t->vpid, t->vtid);
+	}
 	m->any = m->any || (t->ns_inum && is_container(m, t->ns_inum));
 }
 
@@ -267,8 +284,9 @@ static void on_context(struct vm_machine_ns *m, int64_t tid, int64_t inum)
 	struct thread_ns *t;
 	const struct ns_info *ns;
 
-	if (tid < 0 || !inum_valid(inum))
+	if (tid < 0 || !inum_valid(inum)) {
 		return;
+	}
 	t = thread_get(m, tid);
 	if (t->ns_inum != inum) {
 		ns = g_hash_table_lookup(m->namespaces, &inum);
@@ -285,10 +303,12 @@ static int64_t *current_slot(struct vm_machine_ns *m, int64_t cpu)
 {
 	const int64_t unknown = -1;
 
-	if (cpu < 0 || cpu >= MAX_CPU)
+	if (cpu < 0 || cpu >= MAX_CPU) {
 		return NULL;
-	while (m->current->len <= (guint) cpu)
+	}
+	while (m->current->len <= (guint) cpu) {
 		g_array_append_val(m->current, unknown);
+	}
 	return &g_array_index(m->current, int64_t, cpu);
 }
 
@@ -297,8 +317,9 @@ static int64_t event_thread(struct vm_machine_ns *m, const struct vm_event *ev)
 {
 	int64_t *slot;
 
-	if (ev->kind == VM_EVENT_SCHED_SWITCH)
+	if (ev->kind == VM_EVENT_SCHED_SWITCH) {
 		return ev->u.sched_switch.prev_tid;
+	}
 	slot = current_slot(m, ev->cpu);
 	return slot ? *slot : -1;
 }
@@ -310,19 +331,23 @@ static void on_switch(struct vm_machine_ns *m, const struct vm_event *ev)
 	int64_t *slot = current_slot(m, ev->cpu);
 
 	t = g_hash_table_lookup(m->threads, &ev->u.sched_switch.prev_tid);
-	if (t)
+	if (t) {
 		set_comm(t, ev->u.sched_switch.prev_comm);
+	}
 	t = g_hash_table_lookup(m->threads, &ev->u.sched_switch.next_tid);
-	if (t)
+	if (t) {
 		set_comm(t, ev->u.sched_switch.next_comm);
-	if (slot)
+	}
+	if (slot) {
 		*slot = ev->u.sched_switch.next_tid;
+	}
 }
 
 void vm_machine_ns_feed(struct vm_machine_ns *m, const struct vm_event *ev)
 {
-	if (ev->pid_ns)
+	if (ev->pid_ns) {
 		on_context(m, event_thread(m, ev), ev->pid_ns);
+	}
 	switch (ev->kind) {
 	case VM_EVENT_SCHED_SWITCH:
 		on_switch(m, ev);
@@ -340,8 +365,9 @@ void vm_machine_ns_feed(struct vm_machine_ns *m, const struct vm_event *ev)
 		/* The CPU's current thread is not known after a gap. */
 		int64_t *slot = current_slot(m, ev->cpu);
 
-		if (slot)
+		if (slot) {
 			*slot = -1;
+		}
 		break;
 	}
 	default:
@@ -356,8 +382,9 @@ static const char *ns_name(struct vm_machine_ns *m, int64_t inum)
 		g_hash_table_lookup(m->threads, &ns->init_tid) : NULL;
 
 	/* The init process must still be that namespace's (not a reused tid). */
-	if (init && init->comm && init->ns_inum == inum)
+	if (init && init->comm && init->ns_inum == inum) {
 		return init->comm;
+	}
 	return ns->inum_text;
 }
 
@@ -366,8 +393,9 @@ bool vm_machine_ns_lookup(struct vm_machine_ns *m, int64_t tid,
 {
 	const struct thread_ns *t = g_hash_table_lookup(m->threads, &tid);
 
-	if (!t || !t->ns_inum || !is_container(m, t->ns_inum))
+	if (!t || !t->ns_inum || !is_container(m, t->ns_inum)) {
 		return false;
+	}
 	out->ns_inum = t->ns_inum;
 	out->vtid = t->vtid;
 	out->name = ns_name(m, t->ns_inum);

@@ -40,8 +40,9 @@ struct vm_container_totals *vm_container_totals_create(void)
 
 void vm_container_totals_destroy(struct vm_container_totals *totals)
 {
-	if (!totals)
+	if (!totals) {
 		return;
+	}
 	g_hash_table_destroy(totals->entries);
 	g_free(totals);
 }
@@ -59,8 +60,9 @@ int vm_container_state_of_name(const char *state)
 	};
 
 	for (int i = 0; state && i < VM_CONTAINER_STATES; i++) {
-		if (strcmp(names[i], state) == 0)
+		if (strcmp(names[i], state) == 0) {
 			return i;
+		}
 	}
 	return -1;
 }
@@ -101,8 +103,9 @@ void vm_container_totals_add(struct vm_container_totals *totals,
 		*key = tid;
 		g_hash_table_add(e->tids, key);
 	}
-	if (index >= 0 && end > begin)
+	if (index >= 0 && end > begin) {
 		e->row.ns[index] += end - begin;
+	}
 }
 
 static gint compare_entries(gconstpointer a, gconstpointer b)
@@ -111,8 +114,9 @@ static gint compare_entries(gconstpointer a, gconstpointer b)
 	const struct entry *y = *(const struct entry *const *) b;
 	int by_machine = strcmp(x->machine, y->machine);
 
-	if (by_machine)
+	if (by_machine) {
 		return by_machine;
+	}
 	return (x->row.ns_inum > y->row.ns_inum) - (x->row.ns_inum < y->row.ns_inum);
 }
 
@@ -125,8 +129,9 @@ void vm_container_totals_foreach(const struct vm_container_totals *totals,
 	gpointer value;
 
 	g_hash_table_iter_init(&iter, totals->entries);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		g_ptr_array_add(sorted, value);
+	}
 	g_ptr_array_sort(sorted, compare_entries);
 	for (guint i = 0; i < sorted->len; i++) {
 		struct entry *e = g_ptr_array_index(sorted, i);

@@ -27,8 +27,9 @@ struct vm_steal_host_cpus *vm_steal_host_cpus_create(void)
 
 void vm_steal_host_cpus_destroy(struct vm_steal_host_cpus *cpus)
 {
-	if (!cpus)
+	if (!cpus) {
 		return;
+	}
 	g_hash_table_destroy(cpus->by_cpu);
 	g_free(cpus);
 }
@@ -40,8 +41,9 @@ static struct cpu_entry *cpu_find(struct vm_steal_host_cpus *cpus, int64_t cpu)
 	if (!*cached || (*cached)->cpu != cpu) {
 		struct cpu_entry *entry = g_hash_table_lookup(cpus->by_cpu, &cpu);
 
-		if (!entry)
+		if (!entry) {
 			return NULL;
+		}
 		*cached = entry;
 	}
 	return *cached;
@@ -51,8 +53,9 @@ static struct cpu_entry *cpu_get(struct vm_steal_host_cpus *cpus, int64_t cpu)
 {
 	struct cpu_entry *entry = cpu_find(cpus, cpu);
 
-	if (entry)
+	if (entry) {
 		return entry;
+	}
 	entry = g_new0(struct cpu_entry, 1);
 	entry->cpu = cpu;
 	entry->current = unknown_thread;
@@ -75,8 +78,9 @@ void vm_steal_host_cpus_lose(struct vm_steal_host_cpus *cpus, int64_t cpu)
 	struct cpu_entry *entry = cpu_find(cpus, cpu);
 
 	/* A CPU never switched is unknown already. */
-	if (entry)
+	if (entry) {
 		entry->current = unknown_thread;
+	}
 }
 
 void vm_steal_host_cpus_lose_all(struct vm_steal_host_cpus *cpus)
@@ -85,8 +89,9 @@ void vm_steal_host_cpus_lose_all(struct vm_steal_host_cpus *cpus)
 	gpointer value;
 
 	g_hash_table_iter_init(&iter, cpus->by_cpu);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		((struct cpu_entry *) value)->current = unknown_thread;
+	}
 }
 
 const struct vm_steal_host_thread *vm_steal_host_cpus_current(

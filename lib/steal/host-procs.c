@@ -36,8 +36,9 @@ struct vm_steal_host_procs *vm_steal_host_procs_create(void)
 
 void vm_steal_host_procs_destroy(struct vm_steal_host_procs *procs)
 {
-	if (!procs)
+	if (!procs) {
 		return;
+	}
 	g_hash_table_destroy(procs->pids);
 	g_hash_table_destroy(procs->vcpu_threads);
 	g_hash_table_destroy(procs->qemu_pids);
@@ -47,8 +48,9 @@ void vm_steal_host_procs_destroy(struct vm_steal_host_procs *procs)
 /* The process of a VM's vCPU thread is that VM's QEMU. */
 static void note_qemu(struct vm_steal_host_procs *procs, int64_t pid, const char *vm)
 {
-	if (pid > 0)
+	if (pid > 0) {
 		g_hash_table_insert(procs->qemu_pids, new_int64(pid), (gpointer) vm);
+	}
 }
 
 void vm_steal_host_procs_set_pid(struct vm_steal_host_procs *procs, int64_t tid,
@@ -56,12 +58,14 @@ void vm_steal_host_procs_set_pid(struct vm_steal_host_procs *procs, int64_t tid,
 {
 	struct vcpu_thread *v;
 
-	if (tid <= 0 || pid <= 0)
+	if (tid <= 0 || pid <= 0) {
 		return;
+	}
 	g_hash_table_insert(procs->pids, new_int64(tid), new_int64(pid));
 	v = g_hash_table_lookup(procs->vcpu_threads, &tid);
-	if (v)
+	if (v) {
 		note_qemu(procs, pid, v->vm);
+	}
 }
 
 void vm_steal_host_procs_set_vcpu(struct vm_steal_host_procs *procs, int64_t tid,
@@ -70,8 +74,9 @@ void vm_steal_host_procs_set_vcpu(struct vm_steal_host_procs *procs, int64_t tid
 	struct vcpu_thread *v;
 	int64_t *pid;
 
-	if (tid <= 0)
+	if (tid <= 0) {
 		return;
+	}
 	v = g_hash_table_lookup(procs->vcpu_threads, &tid);
 	if (!v) {
 		v = g_new0(struct vcpu_thread, 1);
@@ -81,8 +86,9 @@ void vm_steal_host_procs_set_vcpu(struct vm_steal_host_procs *procs, int64_t tid
 	v->vm = vm;
 	v->vcpu = vcpu;
 	pid = g_hash_table_lookup(procs->pids, &tid);
-	if (pid)
+	if (pid) {
 		note_qemu(procs, *pid, vm);
+	}
 }
 
 /* The VM whose QEMU process thread `tid` belongs to, or NULL. */
@@ -101,8 +107,9 @@ struct vm_steal_culprit vm_steal_host_procs_classify(struct vm_steal_host_procs 
 	struct vm_steal_culprit c = { .kind = VM_STEAL_CULPRIT_UNKNOWN, .vcpu = -1 };
 	struct vcpu_thread *v;
 
-	if (tid < 0)
+	if (tid < 0) {
 		return c;
+	}
 	if (tid == 0) {
 		c.kind = VM_STEAL_CULPRIT_IDLE;
 		return c;

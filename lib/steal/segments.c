@@ -9,8 +9,9 @@ bool vm_steal_key_equal(const struct vm_steal_key *a, const struct vm_steal_key 
 
 static void emit_held(struct vm_steal_segments *s, vm_steal_emit_cb emit, void *data)
 {
-	if (s->held_valid)
+	if (s->held_valid) {
 		emit(&s->held, s->held_begin, s->held_end, data);
+	}
 	s->held_valid = false;
 }
 
@@ -18,11 +19,13 @@ static void emit_held(struct vm_steal_segments *s, vm_steal_emit_cb emit, void *
 static void close_open(struct vm_steal_segments *s, int64_t ts, vm_steal_emit_cb emit,
 		void *data)
 {
-	if (!s->open_valid)
+	if (!s->open_valid) {
 		return;
+	}
 	s->open_valid = false;
-	if (ts <= s->open_begin)
+	if (ts <= s->open_begin) {
 		return;
+	}
 	if (s->held_valid && s->held_end == s->open_begin &&
 			vm_steal_key_equal(&s->held, &s->open)) {
 		s->held_end = ts;
@@ -38,13 +41,16 @@ static void close_open(struct vm_steal_segments *s, int64_t ts, vm_steal_emit_cb
 void vm_steal_segments_set(struct vm_steal_segments *s, int64_t ts,
 		const struct vm_steal_key *key, vm_steal_emit_cb emit, void *data)
 {
-	if (s->open_valid && ts < s->open_begin)
+	if (s->open_valid && ts < s->open_begin) {
 		ts = s->open_begin;
-	if (s->open_valid && key && vm_steal_key_equal(&s->open, key))
+	}
+	if (s->open_valid && key && vm_steal_key_equal(&s->open, key)) {
 		return;
+	}
 	close_open(s, ts, emit, data);
-	if (!key)
+	if (!key) {
 		return;
+	}
 	s->open_valid = true;
 	s->open = *key;
 	s->open_begin = ts;

@@ -9,8 +9,9 @@ void vm_steal_start_victim_init(struct vm_steal_start_victim *sv)
 
 void vm_steal_start_victim_fini(struct vm_steal_start_victim *sv)
 {
-	if (sv->held)
+	if (sv->held) {
 		g_array_free(sv->held, TRUE);
+	}
 	sv->held = NULL;
 }
 
@@ -27,8 +28,9 @@ static void pass(struct vm_steal_start_victim *sv, struct vm_steal_start_row *ro
 		sv->carry.end = row->end;
 		return;
 	}
-	if (sv->carry_valid)
+	if (sv->carry_valid) {
 		emit(&sv->carry.key, sv->carry.begin, sv->carry.end, data);
+	}
 	sv->carry = *row;
 	sv->carry_valid = true;
 }
@@ -48,19 +50,22 @@ void vm_steal_start_victim_row(struct vm_steal_start_victim *sv,
 
 static void release(struct vm_steal_start_victim *sv, vm_steal_emit_cb emit, void *data)
 {
-	if (sv->resolved)
+	if (sv->resolved) {
 		return;
+	}
 	sv->resolved = true;
-	for (guint i = 0; i < sv->held->len; i++)
+	for (guint i = 0; i < sv->held->len; i++) {
 		pass(sv, &g_array_index(sv->held, struct vm_steal_start_row, i), emit, data);
+	}
 	g_array_set_size(sv->held, 0);
 }
 
 void vm_steal_start_victim_resolve(struct vm_steal_start_victim *sv, int64_t tid,
 		const char *comm, int64_t ts, vm_steal_emit_cb emit, void *data)
 {
-	if (sv->resolved)
+	if (sv->resolved) {
 		return;
+	}
 	sv->fill_valid = true;
 	sv->fill_tid = tid;
 	sv->fill_comm = comm;
@@ -78,7 +83,8 @@ void vm_steal_start_victim_end(struct vm_steal_start_victim *sv,
 		vm_steal_emit_cb emit, void *data)
 {
 	release(sv, emit, data);
-	if (sv->carry_valid)
+	if (sv->carry_valid) {
 		emit(&sv->carry.key, sv->carry.begin, sv->carry.end, data);
+	}
 	sv->carry_valid = false;
 }

@@ -69,8 +69,9 @@ static const char *intern(struct vm_steal *steal, const char *s)
 {
 	const char *interned;
 
-	if (!s)
+	if (!s) {
 		s = "";
+	}
 	interned = g_hash_table_lookup(steal->strings, s);
 	if (!interned) {
 		char *copy = g_strdup(s);
@@ -115,8 +116,9 @@ struct vm_steal *vm_steal_create(vm_steal_interval_cb cb, void *data)
 
 void vm_steal_destroy(struct vm_steal *steal)
 {
-	if (!steal)
+	if (!steal) {
 		return;
+	}
 	g_hash_table_destroy(steal->by_host_tid);
 	g_ptr_array_unref(steal->preempted);
 	g_hash_table_destroy(steal->vms);
@@ -132,19 +134,22 @@ struct vm_steal_vm *vm_steal_vm_of(struct vm_steal *steal, const char *name)
 	struct vm_steal_vm *vm;
 
 	for (unsigned int i = 0; i < steal->few_count; i++) {
-		if (strcmp(steal->few[i]->name, name) == 0)
+		if (strcmp(steal->few[i]->name, name) == 0) {
 			return steal->few[i];
+		}
 	}
 	vm = g_hash_table_lookup(steal->vms, name);
-	if (vm)
+	if (vm) {
 		return vm;
+	}
 	vm = g_new0(struct vm_steal_vm, 1);
 	vm->owner = steal;
 	vm->name = intern(steal, name);
 	vm->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, vcpu_destroy);
 	g_hash_table_insert(steal->vms, (gpointer) vm->name, vm);
-	if (steal->few_count < FEW_VMS)
+	if (steal->few_count < FEW_VMS) {
 		steal->few[steal->few_count++] = vm;
+	}
 	return vm;
 }
 
@@ -153,8 +158,9 @@ static struct steal_vcpu *vcpu_get(struct vm_steal_vm *vm, int64_t id)
 	struct steal_vcpu **cached = &vm->cache[(uint64_t) id % VCPU_CACHE_SIZE];
 	struct steal_vcpu *v;
 
-	if (*cached && (*cached)->id == id)
+	if (*cached && (*cached)->id == id) {
 		return *cached;
+	}
 	v = g_hash_table_lookup(vm->by_id, &id);
 	if (!v) {
 		v = g_new0(struct steal_vcpu, 1);
@@ -234,15 +240,17 @@ static void refresh_waiting_on(struct vm_steal *steal, int64_t cpu, int64_t ts)
 	for (guint i = 0; i < steal->preempted->len; i++) {
 		struct steal_vcpu *v = g_ptr_array_index(steal->preempted, i);
 
-		if (cpu < 0 || v->waiting_cpu == cpu)
+		if (cpu < 0 || v->waiting_cpu == cpu) {
 			refresh(steal, v, ts);
+		}
 	}
 }
 
 static void set_preempted(struct vm_steal *steal, struct steal_vcpu *v, bool preempted)
 {
-	if (v->preempted == preempted)
+	if (v->preempted == preempted) {
 		return;
+	}
 	v->preempted = preempted;
 	if (preempted) {
 		v->preempted_index = steal->preempted->len;
@@ -251,18 +259,21 @@ static void set_preempted(struct vm_steal *steal, struct steal_vcpu *v, bool pre
 	}
 	/* Swap-remove: the last one takes its place. */
 	g_ptr_array_remove_index_fast(steal->preempted, v->preempted_index);
-	if (v->preempted_index < steal->preempted->len)
+	if (v->preempted_index < steal->preempted->len) {
 		((struct steal_vcpu *) g_ptr_array_index(steal->preempted,
 			v->preempted_index))->preempted_index = v->preempted_index;
+	}
 }
 
 /* The vCPU's host thread is `host_tid`: a culprit of that name is that vCPU. */
 static void set_host_tid(struct vm_steal *steal, struct steal_vcpu *v, int64_t host_tid)
 {
-	if (host_tid < 0 || host_tid == v->host_tid)
+	if (host_tid < 0 || host_tid == v->host_tid) {
 		return;
-	if (v->host_tid >= 0 && g_hash_table_lookup(steal->by_host_tid, &v->host_tid) == v)
+	}
+	if (v->host_tid >= 0 && g_hash_table_lookup(steal->by_host_tid, &v->host_tid) == v) {
 		g_hash_table_remove(steal->by_host_tid, &v->host_tid);
+	}
 	v->host_tid = host_tid;
 	g_hash_table_insert(steal->by_host_tid, &v->host_tid, v);
 	vm_steal_host_procs_set_vcpu(steal->procs, host_tid, v->vm->name, v->id);
@@ -275,10 +286,12 @@ void vm_steal_vcpu_state(struct vm_steal *steal, struct vm_steal_vm *vm, int64_t
 
 	set_host_tid(steal, v, host_tid);
 	if (preempted && !v->preempted && v->waiting_cpu < 0 &&
-			v->host_tid >= 0 && v->host_tid == steal->last_out_tid)
+			v->host_tid >= 0 && v->host_tid == steal->last_out_tid) {
 		v->waiting_cpu = steal->last_out_cpu;
-	if (!preempted)
+	}
+	if (!preempted) {
 		v->waiting_cpu = -1;
+	}
 	set_preempted(steal, v, preempted);
 	refresh(steal, v, ts);
 }
@@ -297,14 +310,16 @@ void vm_steal_guest_current(struct vm_steal *steal, struct vm_steal_vm *vm,
 	}
 	v->victim_tid = tid < 0 ? -1 : tid;
 	v->victim_comm = comm ? comm : "";
-	if (v->preempted)
+	if (v->preempted) {
 		refresh(steal, v, ts);
+	}
 	/* The rows before this change are all ended (or held) now. */
-	if (v->start_told)
+	if (v->start_told) {
 		vm_steal_start_victim_resolve(&v->start, v->start_tid, v->start_comm, ts,
 			emit_row, v);
-	else
+	} else {
 		vm_steal_start_victim_give_up(&v->start, emit_row, v);
+	}
 	v->start_told = false;
 }
 
@@ -347,14 +362,17 @@ static void on_migrate(struct vm_steal *steal, const struct vm_event *ev)
 	int64_t tid = ev->u.migrate.tid;
 	struct steal_vcpu *v = g_hash_table_lookup(steal->by_host_tid, &tid);
 
-	if (tid == steal->last_out_tid && ev->u.migrate.dest_cpu >= 0)
+	if (tid == steal->last_out_tid && ev->u.migrate.dest_cpu >= 0) {
 		steal->last_out_cpu = ev->u.migrate.dest_cpu;
+	}
 	/* Only a thread that waits has a waiting CPU to move. */
-	if (!v || ev->u.migrate.dest_cpu < 0 || (!v->preempted && v->waiting_cpu < 0))
+	if (!v || ev->u.migrate.dest_cpu < 0 || (!v->preempted && v->waiting_cpu < 0)) {
 		return;
+	}
 	v->waiting_cpu = ev->u.migrate.dest_cpu;
-	if (v->preempted)
+	if (v->preempted) {
 		refresh(steal, v, ev->ts);
+	}
 }
 
 static void on_loss(struct vm_steal *steal, const struct vm_event *ev)
@@ -364,8 +382,9 @@ static void on_loss(struct vm_steal *steal, const struct vm_event *ev)
 		refresh_waiting_on(steal, -1, ev->ts);
 		return;
 	}
-	if (ev->cpu < 0)
+	if (ev->cpu < 0) {
 		return;
+	}
 	vm_steal_host_cpus_lose(steal->cpus, ev->cpu);
 	refresh_waiting_on(steal, ev->cpu, ev->ts);
 }
@@ -388,13 +407,15 @@ void vm_steal_host_event(struct vm_steal *steal, const struct vm_event *ev)
 {
 	switch (ev->kind) {
 	case VM_EVENT_SCHED_SWITCH:
-		if (ev->cpu >= 0 && ev->u.sched_switch.next_tid != VM_FIELD_MISSING)
+		if (ev->cpu >= 0 && ev->u.sched_switch.next_tid != VM_FIELD_MISSING) {
 			on_switch(steal, ev);
+		}
 		break;
 	case VM_EVENT_SCHED_MIGRATE:
 		if (ev->u.migrate.tid != VM_FIELD_MISSING &&
-				ev->u.migrate.dest_cpu != VM_FIELD_MISSING)
+				ev->u.migrate.dest_cpu != VM_FIELD_MISSING) {
 			on_migrate(steal, ev);
+		}
 		break;
 	case VM_EVENT_PROCESS_FORK:
 		vm_steal_host_procs_set_pid(steal->procs, ev->u.fork.child_tid,
@@ -418,8 +439,9 @@ static gint compare_vcpus(gconstpointer a, gconstpointer b)
 	const struct steal_vcpu *y = *(const struct steal_vcpu *const *) b;
 	int by_vm = strcmp(x->vm->name, y->vm->name);
 
-	if (by_vm)
+	if (by_vm) {
 		return by_vm;
+	}
 	return (x->id > y->id) - (x->id < y->id);
 }
 
@@ -433,8 +455,9 @@ void vm_steal_finish(struct vm_steal *steal, int64_t end_ts)
 	g_hash_table_iter_init(&vm_iter, steal->vms);
 	while (g_hash_table_iter_next(&vm_iter, NULL, &vm)) {
 		g_hash_table_iter_init(&iter, ((struct vm_steal_vm *) vm)->by_id);
-		while (g_hash_table_iter_next(&iter, NULL, &v))
+		while (g_hash_table_iter_next(&iter, NULL, &v)) {
 			g_ptr_array_add(all, v);
+		}
 	}
 	g_ptr_array_sort(all, compare_vcpus);
 	for (guint i = 0; i < all->len; i++) {

@@ -54,8 +54,9 @@ struct vm_threads_exit_stats *vm_threads_exit_stats_create(void)
 
 void vm_threads_exit_stats_destroy(struct vm_threads_exit_stats *stats)
 {
-	if (!stats)
+	if (!stats) {
 		return;
+	}
 	g_hash_table_destroy(stats->entries);
 	g_free(stats);
 }
@@ -68,8 +69,9 @@ static struct exit_stat_entry *entry_get(struct vm_threads_exit_stats *stats,
 	};
 	struct exit_stat_entry *entry = g_hash_table_lookup(stats->entries, &key);
 
-	if (entry)
+	if (entry) {
 		return entry;
+	}
 	entry = g_new0(struct exit_stat_entry, 1);
 	entry->vm = g_strdup(vm);
 	entry->stat.machine = entry->vm;
@@ -86,10 +88,12 @@ void vm_threads_exit_stats_add(struct vm_threads_exit_stats *stats,
 {
 	struct vm_exit_stat *stat = &entry_get(stats, vm, vcpu, reason, isa)->stat;
 
-	if (stat->count == 0 || duration_ns < stat->min_ns)
+	if (stat->count == 0 || duration_ns < stat->min_ns) {
 		stat->min_ns = duration_ns;
-	if (stat->count == 0 || duration_ns > stat->max_ns)
+	}
+	if (stat->count == 0 || duration_ns > stat->max_ns) {
 		stat->max_ns = duration_ns;
+	}
 	stat->count++;
 	stat->total_ns = vm_time_sum(stat->total_ns, duration_ns);
 }
@@ -100,12 +104,15 @@ static gint compare_entries(gconstpointer a, gconstpointer b)
 	const struct vm_exit_stat *sb = &(*(struct exit_stat_entry *const *) b)->stat;
 	int by_vm = strcmp(sa->machine, sb->machine);
 
-	if (by_vm != 0)
+	if (by_vm != 0) {
 		return by_vm;
-	if (sa->vcpu != sb->vcpu)
+	}
+	if (sa->vcpu != sb->vcpu) {
 		return sa->vcpu < sb->vcpu ? -1 : 1;
-	if (sa->reason != sb->reason)
+	}
+	if (sa->reason != sb->reason) {
 		return sa->reason < sb->reason ? -1 : 1;
+	}
 	return 0;
 }
 
@@ -117,8 +124,9 @@ void vm_threads_exit_stats_foreach(struct vm_threads_exit_stats *stats,
 	gpointer value;
 
 	g_hash_table_iter_init(&iter, stats->entries);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		g_ptr_array_add(sorted, value);
+	}
 	g_ptr_array_sort(sorted, compare_entries);
 	for (guint i = 0; i < sorted->len; i++) {
 		struct exit_stat_entry *entry = g_ptr_array_index(sorted, i);

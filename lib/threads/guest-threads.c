@@ -96,8 +96,9 @@ struct vm_threads_machine *vm_threads_machine_create(const char *name,
 
 void vm_threads_machine_destroy(struct vm_threads_machine *m)
 {
-	if (!m)
+	if (!m) {
 		return;
+	}
 	g_hash_table_destroy(m->threads);
 	g_hash_table_destroy(m->cpus);
 	/* After the threads: their tracks point into it. */
@@ -114,8 +115,9 @@ const char *vm_threads_machine_name(const struct vm_threads_machine *m)
 struct vm_threads_vcpus_vm *vm_threads_machine_vcpus(struct vm_threads_machine *m)
 {
 	/* Looked up by name until found: VMs are never removed. */
-	if (!m->vcpus_vm)
+	if (!m->vcpus_vm) {
 		m->vcpus_vm = vm_threads_vcpus_find_vm(m->vcpus, m->name);
+	}
 	return m->vcpus_vm;
 }
 
@@ -203,8 +205,9 @@ static void refresh(struct vm_threads_machine *m, struct guest_thread *t, int64_
 	struct emit_context ctx = { m, t->tid };
 	struct vm_threads_thread_key key;
 
-	if (!t->appeared)
+	if (!t->appeared) {
 		return;
+	}
 	key = thread_key(m, t);
 	vm_threads_track_set(&t->track, ts, &key, t->comm, emit_interval, &ctx);
 }
@@ -217,8 +220,9 @@ static struct cpu_slot *cpu_find(struct vm_threads_machine *m, int64_t cpu)
 	if (!*cached || (*cached)->cpu != cpu) {
 		struct cpu_slot *slot = g_hash_table_lookup(m->cpus, &cpu);
 
-		if (!slot)
+		if (!slot) {
 			return NULL;
+		}
 		*cached = slot;
 	}
 	return *cached;
@@ -232,8 +236,9 @@ static struct guest_thread *thread_find(struct vm_threads_machine *m, int64_t ti
 	if (!*cached || (*cached)->tid != tid) {
 		struct guest_thread *t = g_hash_table_lookup(m->threads, &tid);
 
-		if (!t)
+		if (!t) {
 			return NULL;
+		}
 		*cached = t;
 	}
 	return *cached;
@@ -243,8 +248,9 @@ static void thread_remove(struct vm_threads_machine *m, struct guest_thread *t)
 {
 	struct guest_thread **cached = &m->thread_cache[(uint64_t) t->tid % THREAD_CACHE_SIZE];
 
-	if (*cached == t)
+	if (*cached == t) {
 		*cached = NULL;
+	}
 	g_hash_table_remove(m->threads, &t->tid);
 }
 
@@ -318,8 +324,9 @@ static const char *intern_comm(struct vm_threads_machine *m, const char *comm)
 static void thread_set_comm(struct vm_threads_machine *m, struct guest_thread *t,
 		const char *comm)
 {
-	if (!comm || !comm[0] || strcmp(t->comm, comm) == 0)
+	if (!comm || !comm[0] || strcmp(t->comm, comm) == 0) {
 		return;
+	}
 	t->comm = intern_comm(m, comm);
 }
 
@@ -342,8 +349,9 @@ static void cpu_changed(struct vm_threads_machine *m, const struct cpu_slot *slo
 {
 	const struct guest_thread *t;
 
-	if (!m->cb.cpu_current)
+	if (!m->cb.cpu_current) {
 		return;
+	}
 	t = slot->tid > 0 ? thread_find(m, slot->tid) : NULL;
 	m->cb.cpu_current(ts, slot->cpu, slot->tid, t ? t->comm : "", m->cb.data);
 }
@@ -361,8 +369,9 @@ static void cpu_set_current(struct vm_threads_machine *m, int64_t cpu, int64_t t
 static void cpu_set_unknown(struct vm_threads_machine *m, struct cpu_slot *slot,
 		int64_t since)
 {
-	if (slot->tid == TID_UNKNOWN && slot->unknown_since <= since)
+	if (slot->tid == TID_UNKNOWN && slot->unknown_since <= since) {
 		return;
+	}
 	slot->tid = TID_UNKNOWN;
 	slot->unknown_since = since;
 	cpu_changed(m, slot, since);
@@ -415,16 +424,18 @@ static void leave_other_cpu(struct vm_threads_machine *m, struct guest_thread *t
 {
 	struct cpu_slot *slot;
 
-	if (!t->on_cpu || t->cpu == ev->cpu)
+	if (!t->on_cpu || t->cpu == ev->cpu) {
 		return;
+	}
 	slot = cpu_find(m, t->cpu);
 	warn(m, "contradiction",
 		"sched_switch on CPU %" PRId64 " names thread %" PRId64 ", which was "
 		"believed on CPU %" PRId64 ": events were lost or are out of order; the "
 		"event is trusted and what CPU %" PRId64 " runs is unknown until its "
 		"next sched_switch", ev->cpu, t->tid, t->cpu, t->cpu);
-	if (slot && slot->tid == t->tid)
+	if (slot && slot->tid == t->tid) {
 		cpu_set_unknown(m, slot, ev->ts);
+	}
 	t->on_cpu = false;
 }
 
@@ -440,26 +451,30 @@ static void check_switched_out(struct vm_threads_machine *m, const struct vm_eve
 	int64_t prev_tid = ev->u.sched_switch.prev_tid;
 	struct guest_thread *t;
 
-	if (!slot || slot->tid == prev_tid)
+	if (!slot || slot->tid == prev_tid) {
 		return;
+	}
 	if (slot->tid == TID_UNKNOWN) {
 		t = prev_tid > 0 ? thread_find(m, prev_tid) : NULL;
-		if (t && t->appeared && !t->unknown && !t->exited)
+		if (t && t->appeared && !t->unknown && !t->exited) {
 			make_unknown(m, t, slot->unknown_since);
+		}
 		return;
 	}
 	warn_contradiction(m, ev->cpu, prev_tid, slot->tid);
 	t = thread_find(m, slot->tid);
-	if (t && t->on_cpu && t->cpu == ev->cpu)
+	if (t && t->on_cpu && t->cpu == ev->cpu) {
 		make_unknown(m, t, ev->ts);
+	}
 }
 
 static void switch_out(struct vm_threads_machine *m, const struct vm_event *ev)
 {
 	struct guest_thread *t;
 
-	if (ev->u.sched_switch.prev_tid <= 0)
+	if (ev->u.sched_switch.prev_tid <= 0) {
 		return;
+	}
 	t = thread_get(m, ev->u.sched_switch.prev_tid);
 	thread_set_comm(m, t, ev->u.sched_switch.prev_comm);
 	t->appeared = true;
@@ -498,9 +513,10 @@ static void tell_start_thread(struct vm_threads_machine *m, const struct vm_even
 	int64_t tid = ev->u.sched_switch.prev_tid;
 	const struct guest_thread *t = tid > 0 ? thread_find(m, tid) : NULL;
 
-	if (m->cb.cpu_current && tid >= 0)
+	if (m->cb.cpu_current && tid >= 0) {
 		m->cb.cpu_current(VM_THREADS_SINCE_START, ev->cpu, tid, t ? t->comm : "",
 			m->cb.data);
+	}
 }
 
 static void on_sched_switch(struct vm_threads_machine *m, const struct vm_event *ev)
@@ -515,16 +531,18 @@ static void on_sched_switch(struct vm_threads_machine *m, const struct vm_event 
 		struct guest_thread *prev = thread_find(m, ev->u.sched_switch.prev_tid);
 
 		/* Switched out here while believed on another CPU: trusted. */
-		if (prev)
+		if (prev) {
 			leave_other_cpu(m, prev, ev);
+		}
 	}
 	struct cpu_slot *slot = cpu_find(m, ev->cpu);
 	bool first = !slot || !slot->switched;
 
 	check_switched_out(m, ev);
 	switch_out(m, ev);
-	if (first)
+	if (first) {
 		tell_start_thread(m, ev);
+	}
 	switch_in(m, ev);
 	cpu_get(m, ev->cpu)->switched = true;
 }
@@ -533,11 +551,13 @@ static void on_wakeup(struct vm_threads_machine *m, const struct vm_event *ev)
 {
 	struct guest_thread *t;
 
-	if (ev->u.wakeup.tid <= 0)
+	if (ev->u.wakeup.tid <= 0) {
 		return;
+	}
 	t = thread_live(m, ev->u.wakeup.tid, ev->ts);
-	if (!t->comm[0])
+	if (!t->comm[0]) {
 		thread_set_comm(m, t, ev->u.wakeup.comm);
+	}
 	t->appeared = true;
 	if (!t->on_cpu) {
 		/* A thread whose state was lost: woken, so runnable now. */
@@ -551,10 +571,12 @@ static void on_fork(struct vm_threads_machine *m, const struct vm_event *ev)
 {
 	struct guest_thread *child;
 
-	if (ev->u.fork.parent_tid > 0)
+	if (ev->u.fork.parent_tid > 0) {
 		thread_set_comm(m, thread_get(m, ev->u.fork.parent_tid), ev->u.fork.parent_comm);
-	if (ev->u.fork.child_tid <= 0)
+	}
+	if (ev->u.fork.child_tid <= 0) {
 		return;
+	}
 	/* A new thread, whatever the tid named before. */
 	child = thread_replace(m, ev->u.fork.child_tid, ev->ts);
 	thread_set_comm(m, child, ev->u.fork.child_comm);
@@ -564,16 +586,18 @@ static void on_exit_or_free(struct vm_threads_machine *m, const struct vm_event 
 {
 	struct guest_thread *t = thread_find(m, ev->u.exit.tid);
 
-	if (!t)
+	if (!t) {
 		return;
+	}
 	thread_set_comm(m, t, ev->u.exit.comm);
 	t->exited = true;
 }
 
 static void on_statedump(struct vm_threads_machine *m, const struct vm_event *ev)
 {
-	if (ev->u.statedump.tid <= 0)
+	if (ev->u.statedump.tid <= 0) {
 		return;
+	}
 	thread_set_comm(m, thread_get(m, ev->u.statedump.tid), ev->u.statedump.name);
 }
 
@@ -633,8 +657,9 @@ static void cpu_lose(struct vm_threads_machine *m, struct cpu_slot *slot, int64_
 {
 	struct guest_thread *t = slot->tid > 0 ? thread_find(m, slot->tid) : NULL;
 
-	if (t && t->on_cpu && t->cpu == slot->cpu)
+	if (t && t->on_cpu && t->cpu == slot->cpu) {
 		make_unknown(m, t, since);
+	}
 	cpu_set_unknown(m, slot, since);
 }
 
@@ -652,8 +677,9 @@ void vm_threads_machine_loss(struct vm_threads_machine *m, const struct vm_event
 		"cpu_id in its packet context: the current thread of every CPU of "
 		"this machine is `unknown` from there until its next sched_switch");
 	g_hash_table_iter_init(&iter, m->cpus);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		cpu_lose(m, value, ev->ts);
+	}
 }
 
 void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
@@ -662,11 +688,13 @@ void vm_threads_machine_vcpu_changed(struct vm_threads_machine *m, int64_t ts,
 	struct cpu_slot *slot = cpu_find(m, vcpu);
 	struct guest_thread *t;
 
-	if (!slot || slot->tid <= 0)
+	if (!slot || slot->tid <= 0) {
 		return;
+	}
 	t = thread_find(m, slot->tid);
-	if (t)
+	if (t) {
 		refresh(m, t, ts);
+	}
 }
 
 void vm_threads_machine_forget(struct vm_threads_machine *m)
@@ -694,8 +722,9 @@ void vm_threads_machine_finish(struct vm_threads_machine *m, int64_t end_ts)
 
 	/* By tid, so that the output does not depend on hash order. */
 	g_hash_table_iter_init(&iter, m->threads);
-	while (g_hash_table_iter_next(&iter, &key, NULL))
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
 		g_ptr_array_add(tids, key);
+	}
 	g_ptr_array_sort(tids, compare_tids);
 	for (guint i = 0; i < tids->len; i++) {
 		struct guest_thread *t = g_hash_table_lookup(m->threads, tids->pdata[i]);

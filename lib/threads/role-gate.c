@@ -32,8 +32,9 @@ struct vm_threads_role_gate *vm_threads_role_gate_create(void)
 
 void vm_threads_role_gate_destroy(struct vm_threads_role_gate *gate)
 {
-	if (!gate)
+	if (!gate) {
 		return;
+	}
 	g_array_unref(gate->held);
 	g_free(gate);
 }
@@ -81,13 +82,15 @@ static void to_own_view(struct vm_threads_role_gate *gate)
 void vm_threads_role_gate_release(struct vm_threads_role_gate *gate, bool own_view,
 		vm_threads_interval_cb cb, void *data)
 {
-	if (own_view)
+	if (own_view) {
 		to_own_view(gate);
+	}
 	for (guint i = 0; i < gate->held->len; i++) {
 		struct held_interval *h = &g_array_index(gate->held, struct held_interval, i);
 
-		if (!h->merged)
+		if (!h->merged) {
 			cb(&h->iv, data);
+		}
 	}
 	vm_threads_role_gate_drop(gate);
 }

@@ -11,8 +11,9 @@ static bool key_equal(const struct vm_threads_thread_key *a,
 static void emit_held(struct vm_threads_thread_track *track,
 		vm_threads_track_emit_cb emit, void *data)
 {
-	if (!track->held_valid)
+	if (!track->held_valid) {
 		return;
+	}
 	emit(&track->held, track->held_begin, track->held_end,
 		track->held_comm ? track->held_comm : "", data);
 	track->held_comm = NULL;
@@ -22,8 +23,9 @@ static void emit_held(struct vm_threads_thread_track *track,
 static void close_open(struct vm_threads_thread_track *track, int64_t ts,
 		vm_threads_track_emit_cb emit, void *data)
 {
-	if (!track->open_valid)
+	if (!track->open_valid) {
 		return;
+	}
 	track->open_valid = false;
 	if (ts <= track->open_begin) {
 		/* Nothing happened in that state: forget it. */
@@ -43,8 +45,9 @@ void vm_threads_track_set(struct vm_threads_thread_track *track, int64_t ts,
 		const struct vm_threads_thread_key *key, const char *comm,
 		vm_threads_track_emit_cb emit, void *data)
 {
-	if (track->open_valid && key_equal(&track->open, key))
+	if (track->open_valid && key_equal(&track->open, key)) {
 		return;
+	}
 	close_open(track, ts, emit, data);
 	track->open_valid = true;
 	if (track->held_valid && track->held_end == ts && key_equal(&track->held, key)) {

@@ -64,8 +64,9 @@ static void slot_destroy(gpointer data)
 {
 	struct machine_slot *slot = data;
 
-	if (!slot)
+	if (!slot) {
 		return;
+	}
 	vm_threads_machine_destroy(slot->threads);
 	vm_threads_role_gate_destroy(slot->gate);
 	g_free(slot);
@@ -90,8 +91,9 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 		cb->vcpu_interval ? forward_vcpu_interval : NULL, threads, threads->exits);
 	threads->exit_isa = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	threads->warned = vm_warn_once_create();
-	if (cb->steal_interval)
+	if (cb->steal_interval) {
 		threads->steal = vm_steal_create(cb->steal_interval, cb->data);
+	}
 	threads->unmatched_vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	threads->containers = vm_containers_create(); /* containers */
 	return threads;
@@ -99,8 +101,9 @@ struct vm_threads *vm_threads_create(const struct vm_threads_callbacks *cb)
 
 void vm_threads_destroy(struct vm_threads *threads)
 {
-	if (!threads)
+	if (!threads) {
 		return;
+	}
 	g_hash_table_destroy(threads->machine_by_name);
 	g_ptr_array_unref(threads->machines);
 	vm_threads_vcpus_destroy(threads->vcpus);
@@ -116,8 +119,9 @@ void vm_threads_destroy(struct vm_threads *threads)
 static void warn_once(struct vm_threads *threads, const char *kind, const char *machine,
 		const char *message)
 {
-	if (vm_warn_once_first(threads->warned, kind, machine))
+	if (vm_warn_once_first(threads->warned, kind, machine)) {
 		threads->cb.warning(kind, machine, message, threads->cb.data);
+	}
 }
 
 static void machine_warning(const char *kind, const char *machine, const char *message,
@@ -151,16 +155,18 @@ static void machine_cpu_current(int64_t ts, int64_t cpu, int64_t tid, const char
 {
 	struct machine_slot *slot = data;
 
-	if (slot->role != VM_THREADS_ROLE_HOST)
+	if (slot->role != VM_THREADS_ROLE_HOST) {
 		vm_steal_guest_current(slot->owner->steal, slot->steal_vm, ts, cpu, tid, comm);
+	}
 }
 
 static void become_guest(struct machine_slot *slot)
 {
 	struct vm_threads *owner = slot->owner;
 
-	if (slot->role != VM_THREADS_ROLE_UNKNOWN)
+	if (slot->role != VM_THREADS_ROLE_UNKNOWN) {
 		return;
+	}
 	slot->role = VM_THREADS_ROLE_GUEST;
 	vm_threads_role_gate_release(slot->gate, false, owner->cb.thread_interval,
 		owner->cb.data);
@@ -171,24 +177,28 @@ static void become_host(struct machine_slot *slot)
 	struct vm_threads *owner = slot->owner;
 	const char *name = vm_threads_machine_name(slot->threads);
 
-	if (slot->role == VM_THREADS_ROLE_HOST)
+	if (slot->role == VM_THREADS_ROLE_HOST) {
 		return;
-	if (slot->role == VM_THREADS_ROLE_GUEST)
+	}
+	if (slot->role == VM_THREADS_ROLE_GUEST) {
 		warn_once(owner, "guest-turns-host", name,
 			"this machine has kvm events but was taken for a guest until now: its "
 			"threads are no longer reported from here on");
+	}
 	slot->role = VM_THREADS_ROLE_HOST;
 	/* Its threads are never reported: do not keep them. */
-	if (slot->steal_vm)
+	if (slot->steal_vm) {
 		vm_steal_forget_guest(owner->steal, slot->steal_vm);
+	}
 	vm_threads_role_gate_drop(slot->gate);
 	vm_threads_machine_forget(slot->threads);
 	/* SPEC: once the host is known, all other machines are guests. */
 	for (guint i = 0; i < owner->machines->len; i++) {
 		struct machine_slot *other = g_ptr_array_index(owner->machines, i);
 
-		if (other && other != slot)
+		if (other && other != slot) {
 			become_guest(other);
+		}
 	}
 }
 
@@ -197,8 +207,9 @@ static bool some_host_known(const struct vm_threads *threads)
 	for (guint i = 0; i < threads->machines->len; i++) {
 		const struct machine_slot *slot = g_ptr_array_index(threads->machines, i);
 
-		if (slot && slot->role == VM_THREADS_ROLE_HOST)
+		if (slot && slot->role == VM_THREADS_ROLE_HOST) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -212,10 +223,12 @@ void vm_threads_add_machine(struct vm_threads *threads, unsigned int index,
 	};
 	struct machine_slot *slot;
 
-	if (index < threads->machines->len && g_ptr_array_index(threads->machines, index))
+	if (index < threads->machines->len && g_ptr_array_index(threads->machines, index)) {
 		return;
-	if (index >= threads->machines->len)
+	}
+	if (index >= threads->machines->len) {
 		g_ptr_array_set_size(threads->machines, (gint) index + 1);
+	}
 	slot = g_new0(struct machine_slot, 1);
 	slot->owner = threads;
 	mcb.data = slot;
@@ -265,8 +278,9 @@ static struct cpu_isa *cpu_isa_find(struct vm_threads *threads, int64_t cpu)
 	if (!*cached || (*cached)->cpu != cpu) {
 		struct cpu_isa *entry = g_hash_table_lookup(threads->exit_isa, &cpu);
 
-		if (!entry)
+		if (!entry) {
 			return NULL;
+		}
 		*cached = entry;
 	}
 	return *cached;
@@ -276,8 +290,9 @@ static void remember_exit_isa(struct vm_threads *threads, const struct vm_event 
 {
 	struct cpu_isa *entry;
 
-	if (ev->cpu == VM_FIELD_MISSING)
+	if (ev->cpu == VM_FIELD_MISSING) {
 		return;
+	}
 	entry = cpu_isa_find(threads, ev->cpu);
 	if (!entry) {
 		entry = g_new0(struct cpu_isa, 1);
@@ -303,8 +318,9 @@ static struct machine_slot *guest_named(struct vm_threads *threads, const char *
 
 	for (unsigned int i = 0; i < GUEST_CACHE_SIZE; i++) {
 		slot = threads->guest_cache[i];
-		if (slot && strcmp(vm_threads_machine_name(slot->threads), vm) == 0)
+		if (slot && strcmp(vm_threads_machine_name(slot->threads), vm) == 0) {
 			return slot;
+		}
 	}
 	slot = g_hash_table_lookup(threads->machine_by_name, vm);
 	if (slot) {
@@ -341,24 +357,30 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 	 * `unknown` says that filter.vm.state lost track (host losses).
 	 */
 	status.lost = status.mode == VM_VCPU_UNKNOWN;
-	if (status.reason == VM_FIELD_MISSING)
+	if (status.reason == VM_FIELD_MISSING) {
 		status.reason = -1;
-	if (status.host_tid == VM_FIELD_MISSING)
+	}
+	if (status.host_tid == VM_FIELD_MISSING) {
 		status.host_tid = -1;
-	if (status.pcpu == VM_FIELD_MISSING)
+	}
+	if (status.pcpu == VM_FIELD_MISSING) {
 		status.pcpu = -1;
+	}
 	/* One lookup by name: the machine keeps its VM's handle. */
 	guest = guest_named(threads, vm);
-	if (guest)
+	if (guest) {
 		of_vm = vm_threads_machine_vcpus(guest->threads);
-	if (!of_vm)
+	}
+	if (!of_vm) {
 		of_vm = vm_threads_vcpus_get_vm(threads->vcpus, vm);
+	}
 	vm_threads_vcpus_change(threads->vcpus, of_vm, ev->ts, ev->u.vcpu_state.vcpu,
 		&status, exit_isa_on(threads, status.pcpu));
-	if (threads->steal)
+	if (threads->steal) {
 		vm_steal_vcpu_state(threads->steal, guest && guest->steal_vm ? guest->steal_vm :
 			vm_steal_vm_of(threads->steal, vm), ev->ts, ev->u.vcpu_state.vcpu,
 			status.mode == VM_VCPU_PREEMPTED, status.host_tid);
+	}
 	if (guest && guest->role != VM_THREADS_ROLE_HOST) {
 		/*
 		 * filter.vm.state applied the host rule: the VM it names is a
@@ -369,8 +391,9 @@ static void on_vcpu_state(struct vm_threads *threads, const struct vm_event *ev)
 	}
 	if (!guest) {
 		/* Its trace may just not have had an event yet. */
-		if (!g_hash_table_contains(threads->unmatched_vms, vm))
+		if (!g_hash_table_contains(threads->unmatched_vms, vm)) {
 			g_hash_table_add(threads->unmatched_vms, g_strdup(vm));
+		}
 		return;
 	}
 	become_guest(guest);
@@ -390,9 +413,10 @@ static void count_loss(struct vm_machine_losses *losses, const struct vm_event *
 		losses->events_uncounted |= uncounted;
 	}
 	losses->gaps++;
-	if (ev->u.loss.end > ev->ts)
+	if (ev->u.loss.end > ev->ts) {
 		losses->affected_ns = vm_time_sum(losses->affected_ns,
 			vm_time_span(ev->u.loss.end, ev->ts));
+	}
 }
 
 static void on_loss(struct vm_threads *threads, const struct vm_event *ev)
@@ -406,8 +430,9 @@ static void on_loss(struct vm_threads *threads, const struct vm_event *ev)
 		 * filter.vm.state's (its `unknown`); only the exits need care.
 		 */
 		vm_threads_vcpus_host_loss(threads->vcpus, ev->cpu);
-		if (threads->steal)
+		if (threads->steal) {
 			vm_steal_host_event(threads->steal, ev);
+		}
 		return;
 	}
 	vm_threads_machine_loss(slot->threads, ev);
@@ -423,8 +448,9 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 		on_loss(threads, ev);
 		return;
 	}
-	if (!threads->any_event || ev->ts > threads->last_ts)
+	if (!threads->any_event || ev->ts > threads->last_ts) {
 		threads->last_ts = ev->ts;
+	}
 	threads->any_event = true;
 	switch (ev->kind) {
 	case VM_EVENT_VCPU_STATE:
@@ -438,8 +464,9 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 	case VM_EVENT_KVM_ENTRY:
 		slot = machine_slot(threads, ev->machine);
 		/* A guest by correlate's host rule (nested, stray events). */
-		if (slot->role_given && slot->role == VM_THREADS_ROLE_GUEST)
+		if (slot->role_given && slot->role == VM_THREADS_ROLE_GUEST) {
 			return;
+		}
 		threads->host_seen = true;
 		become_host(slot);
 		return;
@@ -449,11 +476,12 @@ void vm_threads_feed(struct vm_threads *threads, const struct vm_event *ev)
 		return;
 	default:
 		slot = machine_slot(threads, ev->machine);
-		if (slot->role != VM_THREADS_ROLE_HOST)
+		if (slot->role != VM_THREADS_ROLE_HOST) {
 			vm_threads_machine_feed(slot->threads, ev);
-		else if (threads->steal)
+		} else if (threads->steal) {
 			/* Who runs on the host's CPUs: the culprits of steal. */
 			vm_steal_host_event(threads->steal, ev);
+		}
 		return;
 	}
 }
@@ -482,8 +510,9 @@ bool vm_threads_needs_fields(const struct vm_threads *threads, unsigned int mach
 		 */
 		slot = machine < threads->machines->len ?
 			g_ptr_array_index(threads->machines, machine) : NULL;
-		if (slot && slot->role == VM_THREADS_ROLE_HOST)
+		if (slot && slot->role == VM_THREADS_ROLE_HOST) {
 			return threads->steal && vm_steal_needs_fields(kind);
+		}
 		return kind != VM_EVENT_SCHED_MIGRATE;
 	default:
 		/* kvm_entry only makes its machine the host; the machines
@@ -500,10 +529,11 @@ static void warn_unmatched_vms(struct vm_threads *threads)
 
 	g_hash_table_iter_init(&iter, threads->unmatched_vms);
 	while (g_hash_table_iter_next(&iter, &vm, NULL)) {
-		if (!g_hash_table_contains(threads->machine_by_name, vm))
+		if (!g_hash_table_contains(threads->machine_by_name, vm)) {
 			warn_once(threads, "unknown-vm", vm, "filter.vm.state reports vCPUs of "
 				"this VM, but no input trace is a machine of that name: give "
 				"its trace too to see its threads");
+		}
 	}
 }
 
@@ -516,13 +546,15 @@ static void report_exit_stat(const struct vm_exit_stat *stat, void *data)
 
 static void report_losses(struct vm_threads *threads)
 {
-	if (!threads->cb.machine_losses)
+	if (!threads->cb.machine_losses) {
 		return;
+	}
 	for (guint i = 0; i < threads->machines->len; i++) {
 		struct machine_slot *slot = g_ptr_array_index(threads->machines, i);
 
-		if (!slot || slot->losses.gaps == 0)
+		if (!slot || slot->losses.gaps == 0) {
 			continue;
+		}
 		slot->losses.machine = vm_threads_machine_name(slot->threads);
 		threads->cb.machine_losses(&slot->losses, threads->cb.data);
 	}
@@ -535,28 +567,33 @@ void vm_threads_finish(struct vm_threads *threads)
 	for (guint i = 0; i < threads->machines->len; i++) {
 		struct machine_slot *slot = g_ptr_array_index(threads->machines, i);
 
-		if (slot && slot->role != VM_THREADS_ROLE_HOST)
+		if (slot && slot->role != VM_THREADS_ROLE_HOST) {
 			vm_threads_machine_finish(slot->threads, end);
+		}
 	}
 	vm_threads_vcpus_finish(threads->vcpus, end);
-	if (threads->steal)
+	if (threads->steal) {
 		vm_steal_finish(threads->steal, end);
+	}
 	for (guint i = 0; i < threads->machines->len; i++) {
 		struct machine_slot *slot = g_ptr_array_index(threads->machines, i);
 
-		if (slot)
+		if (slot) {
 			vm_threads_role_gate_release(slot->gate, !threads->host_seen,
 				threads->cb.thread_interval, threads->cb.data);
+		}
 	}
 	warn_unmatched_vms(threads);
 	report_losses(threads);
-	if (threads->any_event && !threads->host_seen)
+	if (threads->any_event && !threads->host_seen) {
 		warn_once(threads, "no-host", NULL, "no host found (no kvm_entry / kvm_exit "
 			"and no vm:vcpu_state event): thread states are each machine's own "
 			"view (running, runnable, blocked); put filter.vm.state before this "
 			"sink and give it the host's trace to see what the host did");
-	if (threads->exits)
+	}
+	if (threads->exits) {
 		vm_threads_exit_stats_foreach(threads->exits, report_exit_stat, threads);
+	}
 }
 
 bool vm_threads_host_seen(const struct vm_threads *threads)

@@ -86,8 +86,9 @@ struct vm_threads_vcpus *vm_threads_vcpus_create(vm_threads_vcpu_interval_cb cb,
 
 void vm_threads_vcpus_destroy(struct vm_threads_vcpus *vcpus)
 {
-	if (!vcpus)
+	if (!vcpus) {
 		return;
+	}
 	g_hash_table_destroy(vcpus->by_vm);
 	g_free(vcpus);
 }
@@ -101,11 +102,13 @@ struct vm_threads_vcpus_vm *vm_threads_vcpus_find_vm(struct vm_threads_vcpus *vc
 		const char *vm)
 {
 	for (unsigned int i = 0; i < vcpus->vm_count; i++) {
-		if (strcmp(vcpus->vm_names[i], vm) == 0)
+		if (strcmp(vcpus->vm_names[i], vm) == 0) {
 			return vcpus->vms[i];
+		}
 	}
-	if (vcpus->vm_count < FEW_VMS)
+	if (vcpus->vm_count < FEW_VMS) {
 		return NULL;
+	}
 	return g_hash_table_lookup(vcpus->by_vm, vm);
 }
 
@@ -116,8 +119,9 @@ static struct vcpu *vcpu_find(struct vm_threads_vcpus_vm *of_vm, int64_t id)
 	if (!*cached || (*cached)->id != id) {
 		struct vcpu *v = g_hash_table_lookup(of_vm->by_id, &id);
 
-		if (!v)
+		if (!v) {
 			return NULL;
+		}
 		*cached = v;
 	}
 	return *cached;
@@ -129,8 +133,9 @@ struct vm_threads_vcpus_vm *vm_threads_vcpus_get_vm(struct vm_threads_vcpus *vcp
 	struct vm_threads_vcpus_vm *of_vm = vm_threads_vcpus_find_vm(vcpus, vm);
 	char *name;
 
-	if (of_vm)
+	if (of_vm) {
 		return of_vm;
+	}
 	name = g_strdup(vm);
 	of_vm = g_new0(struct vm_threads_vcpus_vm, 1);
 	of_vm->name = name;
@@ -149,8 +154,9 @@ static struct vcpu *vcpu_get(struct vm_threads_vcpus_vm *of_vm, int64_t id, int6
 {
 	struct vcpu *v = vcpu_find(of_vm, id);
 
-	if (v)
+	if (v) {
 		return v;
+	}
 	v = g_new0(struct vcpu, 1);
 	v->vm = g_strdup(of_vm->name);
 	v->id = id;
@@ -192,21 +198,24 @@ static void emit(struct vm_threads_vcpus *vcpus, const struct vcpu *v,
 	};
 
 	/* SPEC: no rows for unknown periods. */
-	if (status->mode != VM_VCPU_UNKNOWN && vcpus->cb)
+	if (status->mode != VM_VCPU_UNKNOWN && vcpus->cb) {
 		vcpus->cb(&iv, vcpus->data);
+	}
 }
 
 static void emit_held(struct vm_threads_vcpus *vcpus, struct vcpu *v)
 {
-	if (v->held_valid)
+	if (v->held_valid) {
 		emit(vcpus, v, &v->held, v->held_begin, v->held_end);
+	}
 	v->held_valid = false;
 }
 
 static void close_current(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t ts)
 {
-	if (ts <= v->since)
+	if (ts <= v->since) {
 		return;
+	}
 	emit_held(vcpus, v);
 	v->held_valid = true;
 	v->held = v->current;
@@ -266,9 +275,10 @@ static void track_exit(struct vm_threads_vcpus *vcpus, struct vcpu *v, int64_t t
 		v->exit_begin = ts;
 		v->exit_isa = isa;
 	} else if (status->mode == VM_VCPU_GUEST && v->exit_open) {
-		if (vcpus->exits)
+		if (vcpus->exits) {
 			vm_threads_exit_stats_add(vcpus->exits, v->vm, v->id, v->exit_reason,
 				v->exit_isa, vm_time_span(ts, v->exit_begin));
+		}
 		v->exit_open = false;
 	}
 }
@@ -282,14 +292,17 @@ void vm_threads_vcpus_change(struct vm_threads_vcpus *vcpus,
 
 	track_exit(vcpus, v, ts, status, isa);
 	next.isa = 0;
-	if (next.mode != VM_VCPU_HYPERVISOR)
+	if (next.mode != VM_VCPU_HYPERVISOR) {
 		next.reason = -1;
-	else if (next.reason < 0 && v->exit_open)
+	} else if (next.reason < 0 && v->exit_open) {
 		next.reason = v->exit_reason;
-	if (next.reason >= 0 && v->exit_open && next.reason == v->exit_reason)
+	}
+	if (next.reason >= 0 && v->exit_open && next.reason == v->exit_reason) {
 		next.isa = v->exit_isa;
-	if (status_equal(&v->current, &next))
+	}
+	if (status_equal(&v->current, &next)) {
 		return;
+	}
 	close_current(vcpus, v, ts);
 	open_current(v, &next, ts);
 }
@@ -307,8 +320,9 @@ static void foreach_vcpu(struct vm_threads_vcpus *vcpus,
 		gpointer value;
 
 		g_hash_table_iter_init(&iter, ((struct vm_threads_vcpus_vm *) of_vm)->by_id);
-		while (g_hash_table_iter_next(&iter, NULL, &value))
+		while (g_hash_table_iter_next(&iter, NULL, &value)) {
 			fn(vcpus, value, data);
+		}
 	}
 }
 
@@ -325,14 +339,16 @@ static void give_up_exit_near_loss(struct vm_threads_vcpus *vcpus, struct vcpu *
 	 * a host stream without cpu_id may concern any vCPU.
 	 */
 	if (v->exit_open && (pcpu == VM_FIELD_MISSING || v->current.pcpu == pcpu ||
-			v->current.pcpu < 0))
+			v->current.pcpu < 0)) {
 		v->exit_open = false;
+	}
 }
 
 void vm_threads_vcpus_host_loss(struct vm_threads_vcpus *vcpus, int64_t pcpu)
 {
-	if (pcpu < 0 && pcpu != VM_FIELD_MISSING)
+	if (pcpu < 0 && pcpu != VM_FIELD_MISSING) {
 		return;
+	}
 	/* Losses are rare: a walk over every vCPU costs nothing overall. */
 	foreach_vcpu(vcpus, give_up_exit_near_loss, &pcpu);
 }

@@ -208,17 +208,19 @@ static const char *find_name(const struct exit_reason *table, size_t n,
 		int64_t number)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (table[i].number == number)
+		if (table[i].number == number) {
 			return table[i].name;
+		}
 	}
 	return NULL;
 }
 
 const char *vm_exit_reason_name(int isa, int64_t reason)
 {
-	if (isa == ISA_SVM)
+	if (isa == ISA_SVM) {
 		return find_name(svm_exit_reasons,
 				G_N_ELEMENTS(svm_exit_reasons), reason);
+	}
 	return find_name(vmx_exit_reasons, G_N_ELEMENTS(vmx_exit_reasons),
 			reason);
 }

@@ -31,10 +31,11 @@ static void write_ascii_escaped(FILE *out, unsigned char c)
 		fputs("\\t", out);
 		return;
 	}
-	if (c < 0x20)
+	if (c < 0x20) {
 		fprintf(out, "\\u%04x", c);
-	else
+	} else {
 		fputc(c, out);
+	}
 }
 
 void vm_json_write_string(FILE *out, const char *s)
@@ -63,8 +64,9 @@ void vm_json_write_string(FILE *out, const char *s)
 
 void vm_json_write_optional_int(FILE *out, int64_t value)
 {
-	if (value == -1)
+	if (value == -1) {
 		fputs("null", out);
-	else
+	} else {
 		fprintf(out, "%" PRId64, value);
+	}
 }

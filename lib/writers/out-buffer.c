@@ -13,15 +13,17 @@ void vm_out_buffer_init(struct vm_out_buffer *b, FILE *out)
 
 void vm_out_buffer_flush(struct vm_out_buffer *b)
 {
-	if (b->len)
+	if (b->len) {
 		fwrite(b->data, 1, b->len, b->out);
+	}
 	b->len = 0;
 }
 
 void vm_out_buffer_clear(struct vm_out_buffer *b)
 {
-	if (!b->data)
+	if (!b->data) {
 		return;
+	}
 	vm_out_buffer_flush(b);
 	g_free(b->data);
 	b->data = NULL;

@@ -36,8 +36,9 @@ void vm_out_buffer_clear(struct vm_out_buffer *b);
 /* Makes room for `n` bytes (n <= VM_OUT_BUFFER_SIZE) at b->data + b->len. */
 static inline char *vm_out_buffer_reserve(struct vm_out_buffer *b, size_t n)
 {
-	if (n > VM_OUT_BUFFER_SIZE - b->len)
+	if (n > VM_OUT_BUFFER_SIZE - b->len) {
 		vm_out_buffer_flush(b);
+	}
 	return b->data + b->len;
 }
 

@@ -32,16 +32,20 @@ static char *error_of(int errnum)
  */
 static void keep_attributes(int fd, const struct vm_output_target *t)
 {
-	if (t->mode >= 0)
+	if (t->mode >= 0) {
 		(void) fchmod(fd, (mode_t) t->mode);
+	}
 	if (t->uid < 0 || (t->uid == (long long) geteuid() &&
-			t->gid == (long long) getegid()))
+			t->gid == (long long) getegid())) {
 		return;
-	if (fchown(fd, (uid_t) t->uid, (gid_t) t->gid) != 0)
+	}
+	if (fchown(fd, (uid_t) t->uid, (gid_t) t->gid) != 0) {
 		(void) fchown(fd, (uid_t) -1, (gid_t) t->gid);
+	}
 	/* chown() clears set-user/group-ID bits: the mode once more. */
-	if (t->mode >= 0)
+	if (t->mode >= 0) {
 		(void) fchmod(fd, (mode_t) t->mode);
+	}
 }
 
 /* The temporary file is no longer ours to remove (renamed, or kept). */
@@ -127,10 +131,11 @@ static bool close_stream(struct vm_output_file *f, char **error)
 {
 	int status;
 
-	if (f->stream == stdout)
+	if (f->stream == stdout) {
 		status = fflush(stdout);
-	else
+	} else {
 		status = fclose(f->stream);
+	}
 	f->stream = NULL;
 	if (status != 0) {
 		*error = error_of(errno);
@@ -145,10 +150,12 @@ bool vm_output_file_commit(struct vm_output_file *f, char **error)
 		*error = g_strdup("the output is already closed");
 		return false;
 	}
-	if (!close_stream(f, error))
+	if (!close_stream(f, error)) {
 		return false;
-	if (!f->temp_path)
+	}
+	if (!f->temp_path) {
 		return true;
+	}
 	if (g_rename(f->temp_path, f->path) != 0) {
 		/* The output is complete: keep it where it is, and say where. */
 		*error = g_strdup_printf("%s; the complete output is kept in \"%s\"",
@@ -164,14 +171,17 @@ void vm_output_file_close(struct vm_output_file *f)
 {
 	char *ignored = NULL;
 
-	if (!f)
+	if (!f) {
 		return;
-	if (f->stream)
+	}
+	if (f->stream) {
 		(void) close_stream(f, &ignored);
+	}
 	g_free(ignored);
 	/* Not committed: the previous file stays as it was. */
-	if (f->temp_path)
+	if (f->temp_path) {
 		g_unlink(f->temp_path);
+	}
 	forget_temp(f);
 	g_free(f->path);
 	g_free(f);

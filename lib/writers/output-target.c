@@ -15,12 +15,14 @@ static bool in_our_groups(gid_t gid)
 	int count;
 	int i;
 
-	if (gid == getegid())
+	if (gid == getegid()) {
 		return true;
+	}
 	count = getgroups(G_N_ELEMENTS(groups), groups);
 	for (i = 0; i < count; i++) {
-		if (groups[i] == gid)
+		if (groups[i] == gid) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -31,12 +33,15 @@ static bool in_our_groups(gid_t gid)
  */
 static bool writable(const char *path, const struct stat *st)
 {
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
 		return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0;
-	if (st->st_uid == geteuid())
+	}
+	if (st->st_uid == geteuid()) {
 		return st->st_mode & S_IWUSR;
-	if (in_our_groups(st->st_gid))
+	}
+	if (in_our_groups(st->st_gid)) {
 		return st->st_mode & S_IWGRP;
+	}
 	return st->st_mode & S_IWOTH;
 }
 
@@ -46,8 +51,9 @@ static bool sticky_protected(const char *path, const struct stat *st, char **dir
 	struct stat dir_st;
 
 	*dir = g_path_get_dirname(path);
-	if (stat(*dir, &dir_st) != 0 || !(dir_st.st_mode & S_ISVTX))
+	if (stat(*dir, &dir_st) != 0 || !(dir_st.st_mode & S_ISVTX)) {
 		return false;
+	}
 	return st->st_uid != geteuid() && st->st_uid != dir_st.st_uid;
 }
 
@@ -56,8 +62,9 @@ static bool dangling_link(const char *path, char **error)
 	struct stat st;
 	char *target;
 
-	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
 		return false;
+	}
 	target = g_file_read_link(path, NULL);
 	*error = g_strdup_printf("it is a symbolic link to \"%s\", which does not "
 		"exist: give the file name itself, or make the link point to an "
@@ -96,14 +103,16 @@ bool vm_output_target_check(const char *path, struct vm_output_target *t,
 
 	*t = (struct vm_output_target) { .mode = -1, .uid = -1, .gid = -1 };
 	if (stat(path, &st) != 0) {
-		if (errno == ENOENT && dangling_link(path, error))
+		if (errno == ENOENT && dangling_link(path, error)) {
 			return false;
+		}
 		/* A new file (or a path the temporary file will say is wrong). */
 		t->replace = g_strdup(path);
 		return true;
 	}
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode)) {
 		return true;
+	}
 	/* A rename would replace a link itself: replace its target. */
 	resolved = realpath(path, NULL);
 	t->replace = g_strdup(resolved ? resolved : path);

@@ -24,8 +24,9 @@ static int signal_index(int sig)
 	unsigned int i;
 
 	for (i = 0; i < SIGNAL_COUNT; i++) {
-		if (signals[i] == sig)
+		if (signals[i] == sig) {
 			return (int) i;
+		}
 	}
 	return -1;
 }
@@ -35,8 +36,9 @@ static void remove_all(void)
 	unsigned int i;
 
 	for (i = 0; i < SLOTS; i++) {
-		if (used[i])
+		if (used[i]) {
 			(void) unlink(paths[i]);
+		}
 	}
 }
 
@@ -46,8 +48,9 @@ static void on_signal(int sig, siginfo_t *info, void *context)
 	const struct sigaction *old;
 	int saved_errno = errno;
 
-	if (index < 0)
+	if (index < 0) {
 		return;
+	}
 	old = &previous[index];
 	if (old->sa_flags & SA_SIGINFO) {
 		old->sa_sigaction(sig, info, context);
@@ -74,8 +77,9 @@ static bool install(void)
 	sigemptyset(&action.sa_mask);
 	for (i = 0; i < SIGNAL_COUNT; i++) {
 		if (sigaction(signals[i], &action, &previous[i]) != 0) {
-			while (i-- > 0)
+			while (i-- > 0) {
 				(void) sigaction(signals[i], &previous[i], NULL);
+			}
 			return false;
 		}
 	}
@@ -86,8 +90,9 @@ static void uninstall(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < SIGNAL_COUNT; i++)
+	for (i = 0; i < SIGNAL_COUNT; i++) {
 		(void) sigaction(signals[i], &previous[i], NULL);
+	}
 }
 
 int vm_temp_cleanup_add(const char *path)
@@ -95,14 +100,18 @@ int vm_temp_cleanup_add(const char *path)
 	size_t length = strlen(path);
 	int slot;
 
-	if (length >= PATH_MAX)
+	if (length >= PATH_MAX) {
 		return -1;
-	for (slot = 0; slot < SLOTS && used[slot]; slot++)
+	}
+	for (slot = 0; slot < SLOTS && used[slot]; slot++) {
 		;
-	if (slot == SLOTS)
+	}
+	if (slot == SLOTS) {
 		return -1;
-	if (registered == 0 && !install())
+	}
+	if (registered == 0 && !install()) {
 		return -1;
+	}
 	memcpy(paths[slot], path, length + 1);
 	used[slot] = 1;
 	registered++;
@@ -111,9 +120,11 @@ int vm_temp_cleanup_add(const char *path)
 
 void vm_temp_cleanup_remove(int slot)
 {
-	if (slot < 0 || slot >= SLOTS || !used[slot])
+	if (slot < 0 || slot >= SLOTS || !used[slot]) {
 		return;
+	}
 	used[slot] = 0;
-	if (--registered == 0)
+	if (--registered == 0) {
 		uninstall();
+	}
 }

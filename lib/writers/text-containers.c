@@ -71,8 +71,9 @@ struct vm_text_containers *vm_text_containers_new(void)
 
 void vm_text_containers_free(struct vm_text_containers *c)
 {
-	if (!c)
+	if (!c) {
 		return;
+	}
 	g_ptr_array_unref(c->rows);
 	g_hash_table_destroy(c->preempted);
 	g_ptr_array_unref(c->steals);
@@ -114,8 +115,9 @@ void vm_text_containers_add_thread(struct vm_text_containers *c,
 	GArray *spans;
 
 	if (!iv->container || !iv->state || strcmp(iv->state, "preempted") != 0 ||
-			iv->end_ns <= iv->begin_ns)
+			iv->end_ns <= iv->begin_ns) {
 		return;
+	}
 	span.begin_ns = iv->begin_ns;
 	span.end_ns = iv->end_ns;
 	span.container = stored_name(c, iv->container);
@@ -135,8 +137,9 @@ void vm_text_containers_add_steal(struct vm_text_containers *c,
 {
 	struct vm_steal_interval *copy;
 
-	if (iv->tid <= 0 || iv->end_ns <= iv->begin_ns)
+	if (iv->tid <= 0 || iv->end_ns <= iv->begin_ns) {
 		return;
+	}
 	copy = g_memdup2(iv, sizeof(*iv));
 	copy->machine = g_strdup(iv->machine ? iv->machine : "");
 	copy->comm = NULL;
@@ -160,8 +163,9 @@ static void sort_spans(struct vm_text_containers *c)
 	gpointer value;
 
 	g_hash_table_iter_init(&iter, c->preempted);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		g_array_sort(value, compare_spans);
+	}
 }
 
 /* The first span that ends after `ns` (binary search). */
@@ -172,10 +176,11 @@ static guint first_span_after(GArray *spans, int64_t ns)
 	while (low < high) {
 		guint mid = low + (high - low) / 2;
 
-		if (g_array_index(spans, struct preempted_span, mid).end_ns <= ns)
+		if (g_array_index(spans, struct preempted_span, mid).end_ns <= ns) {
 			low = mid + 1;
-		else
+		} else {
 			high = mid;
+		}
 	}
 	return low;
 }
@@ -188,16 +193,18 @@ static void attribute_steal(struct vm_text_containers *c, struct vm_text_steal *
 	GArray *spans = g_hash_table_lookup(c->preempted, key);
 
 	g_free(key);
-	if (!spans)
+	if (!spans) {
 		return;
+	}
 	for (guint i = first_span_after(spans, iv->begin_ns); i < spans->len; i++) {
 		const struct preempted_span *span =
 			&g_array_index(spans, struct preempted_span, i);
 		struct vm_steal_interval part = *iv;
 		char *victim;
 
-		if (span->begin_ns >= iv->end_ns)
+		if (span->begin_ns >= iv->end_ns) {
 			break;
+		}
 		part.begin_ns = MAX(iv->begin_ns, span->begin_ns);
 		part.end_ns = MIN(iv->end_ns, span->end_ns);
 		victim = g_strdup_printf("%s/%s", iv->machine, span->container);
@@ -216,8 +223,9 @@ static int64_t row_total(const struct vm_container_total *row)
 {
 	int64_t total = 0;
 
-	for (int i = 0; i < VM_CONTAINER_STATES; i++)
+	for (int i = 0; i < VM_CONTAINER_STATES; i++) {
 		total = vm_time_sum(total, row->ns[i]);
+	}
 	return total;
 }
 
@@ -262,8 +270,9 @@ static void add_row(struct vm_text_table *t, const struct vm_container_total *ro
 	vm_text_table_add(t, row->container);
 	vm_text_table_addf(t, "%" PRId64, row->ns_inum);
 	vm_text_table_addf(t, "%" PRId64, row->threads);
-	for (int i = 0; i < n_states; i++)
+	for (int i = 0; i < n_states; i++) {
 		add_share_cells(t, row->ns[i], total);
+	}
 	vm_text_duration(total, buf);
 	vm_text_table_add(t, buf);
 }
@@ -272,8 +281,9 @@ static char *alignments(int n_states)
 {
 	GString *a = g_string_new("llrr");
 
-	for (int i = 0; i < n_states; i++)
+	for (int i = 0; i < n_states; i++) {
 		g_string_append(a, "rr");
+	}
 	g_string_append_c(a, 'r');
 	return g_string_free(a, FALSE);
 }
@@ -284,8 +294,9 @@ static void print_culprits(struct vm_text_containers *c, FILE *out)
 	struct vm_text_steal *by_container = vm_text_steal_new();
 
 	sort_spans(c);
-	for (guint i = 0; i < c->steals->len; i++)
+	for (guint i = 0; i < c->steals->len; i++) {
 		attribute_steal(c, by_container, g_ptr_array_index(c->steals, i));
+	}
 	if (vm_text_steal_any(by_container)) {
 		fputc('\n', out);
 		vm_text_steal_print_as(by_container, out, "Container steal by culprit "
@@ -318,8 +329,9 @@ void vm_text_containers_print(struct vm_text_containers *c, FILE *out,
 		fputs("  (none)\n", out);
 	} else {
 		add_header(t, n_states);
-		for (guint i = 0; i < c->rows->len; i++)
+		for (guint i = 0; i < c->rows->len; i++) {
 			add_row(t, g_ptr_array_index(c->rows, i), n_states);
+		}
 		vm_text_table_print(t, out);
 	}
 	vm_text_table_free(t);

@@ -42,8 +42,9 @@ struct vm_text_steal *vm_text_steal_new(void)
 
 void vm_text_steal_free(struct vm_text_steal *s)
 {
-	if (!s)
+	if (!s) {
 		return;
+	}
 	g_hash_table_destroy(s->totals);
 	g_hash_table_destroy(s->machines);
 	g_free(s);
@@ -111,10 +112,12 @@ static gint compare_totals(gconstpointer a, gconstpointer b)
 	const struct culprit_total *y = *(const struct culprit_total *const *) b;
 	int c = strcmp(x->machine, y->machine);
 
-	if (c)
+	if (c) {
 		return c;
-	if (x->ns != y->ns)
+	}
+	if (x->ns != y->ns) {
 		return x->ns > y->ns ? -1 : 1;
+	}
 	c = strcmp(x->kind, y->kind);
 	return c ? c : strcmp(x->culprit, y->culprit);
 }
@@ -138,15 +141,18 @@ void vm_text_steal_print_as(const struct vm_text_steal *s, FILE *out,
 
 	fprintf(out, "%s\n", title);
 	g_hash_table_iter_init(&iter, s->totals);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		g_ptr_array_add(rows, value);
+	}
 	g_ptr_array_sort(rows, compare_totals);
-	if (rows->len == 0)
+	if (rows->len == 0) {
 		fputs("  (none)\n", out);
+	}
 	vm_text_table_begin_row(t);
 	vm_text_table_add(t, victim_header);
-	for (size_t i = 1; i < G_N_ELEMENTS(headers); i++)
+	for (size_t i = 1; i < G_N_ELEMENTS(headers); i++) {
 		vm_text_table_add(t, headers[i]);
+	}
 	for (guint i = 0; i < rows->len; i++) {
 		const struct culprit_total *row = g_ptr_array_index(rows, i);
 		const int64_t *machine_ns = g_hash_table_lookup(s->machines, row->machine);
@@ -160,8 +166,9 @@ void vm_text_steal_print_as(const struct vm_text_steal *s, FILE *out,
 		vm_text_percent(row->ns, machine_ns ? *machine_ns : 0, buf);
 		vm_text_table_add(t, buf);
 	}
-	if (rows->len > 0)
+	if (rows->len > 0) {
 		vm_text_table_print(t, out);
+	}
 	vm_text_table_free(t);
 	g_ptr_array_unref(rows);
 }

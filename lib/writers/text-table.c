@@ -25,8 +25,9 @@ struct vm_text_table *vm_text_table_new(const char *alignments)
 
 void vm_text_table_free(struct vm_text_table *t)
 {
-	if (!t)
+	if (!t) {
 		return;
+	}
 	g_ptr_array_unref(t->rows);
 	g_free(t->alignments);
 	g_free(t);
@@ -42,8 +43,9 @@ static char *printable(const char *text)
 	char *valid = g_utf8_make_valid(text ? text : "", -1);
 
 	for (char *p = valid; *p; p++) {
-		if ((unsigned char) *p < 0x20 || *p == 0x7f)
+		if ((unsigned char) *p < 0x20 || *p == 0x7f) {
 			*p = '?';
+		}
 	}
 	return valid;
 }
@@ -79,8 +81,9 @@ static size_t display_width(const char *cell)
 	for (const char *p = cell; *p; p = g_utf8_next_char(p)) {
 		gunichar c = g_utf8_get_char(p);
 
-		if (g_unichar_iszerowidth(c))
+		if (g_unichar_iszerowidth(c)) {
 			continue;
+		}
 		width += g_unichar_iswide(c) ? 2 : 1;
 	}
 	return width;
@@ -93,14 +96,16 @@ static GArray *column_widths(const struct vm_text_table *t)
 	for (guint r = 0; r < t->rows->len; r++) {
 		GPtrArray *row = g_ptr_array_index(t->rows, r);
 
-		if (widths->len < row->len)
+		if (widths->len < row->len) {
 			g_array_set_size(widths, row->len);
+		}
 		for (guint c = 0; c < row->len; c++) {
 			size_t w = display_width(g_ptr_array_index(row, c));
 			size_t *max = &g_array_index(widths, size_t, c);
 
-			if (w > *max)
+			if (w > *max) {
 				*max = w;
+			}
 		}
 	}
 	return widths;
@@ -108,8 +113,9 @@ static GArray *column_widths(const struct vm_text_table *t)
 
 static void print_padding(FILE *out, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		fputc(' ', out);
+	}
 }
 
 static bool right_aligned(const struct vm_text_table *t, guint column)
@@ -126,14 +132,17 @@ static void print_row(const struct vm_text_table *t, GPtrArray *row,
 		size_t pad = g_array_index(widths, size_t, c) - display_width(cell);
 		bool last = c + 1 == row->len;
 
-		if (c > 0)
+		if (c > 0) {
 			fputs(COLUMN_GAP, out);
-		if (right_aligned(t, c))
+		}
+		if (right_aligned(t, c)) {
 			print_padding(out, pad);
+		}
 		fputs(cell, out);
 		/* No trailing blanks after the last cell. */
-		if (!right_aligned(t, c) && !last)
+		if (!right_aligned(t, c) && !last) {
 			print_padding(out, pad);
+		}
 	}
 	fputc('\n', out);
 }
@@ -143,10 +152,12 @@ static void print_rule(const GArray *widths, FILE *out)
 {
 	fputs(INDENT, out);
 	for (guint c = 0; c < widths->len; c++) {
-		if (c > 0)
+		if (c > 0) {
 			fputs(COLUMN_GAP, out);
-		for (size_t i = 0; i < g_array_index(widths, size_t, c); i++)
+		}
+		for (size_t i = 0; i < g_array_index(widths, size_t, c); i++) {
 			fputc('-', out);
+		}
 	}
 	fputc('\n', out);
 }
@@ -157,8 +168,9 @@ void vm_text_table_print(const struct vm_text_table *t, FILE *out)
 
 	for (guint r = 0; r < t->rows->len; r++) {
 		print_row(t, g_ptr_array_index(t->rows, r), widths, out);
-		if (r == 0)
+		if (r == 0) {
 			print_rule(widths, out);
+		}
 	}
 	g_array_unref(widths);
 }

@@ -39,8 +39,9 @@ void vm_text_duration(int64_t ns, char buf[VM_TEXT_UNITS_BUF])
 		return;
 	}
 	while (unit + 1 < G_N_ELEMENTS(time_units) &&
-			magnitude >= time_units[unit + 1].ns)
+			magnitude >= time_units[unit + 1].ns) {
 		unit++;
+	}
 	value = thousandths(magnitude, &time_units[unit]);
 	/* Rounding may reach the next unit: 999.9996 ms is 1.000 s. */
 	if (value >= 1000000 && unit + 1 < G_N_ELEMENTS(time_units)) {

@@ -37,13 +37,16 @@ size_t vm_utf8_sequence_length(const unsigned char *s)
 	for (size_t i = 0; i < G_N_ELEMENTS(utf8_leads); i++) {
 		const struct utf8_lead *l = &utf8_leads[i];
 
-		if (s[0] < l->lead_min || s[0] > l->lead_max)
+		if (s[0] < l->lead_min || s[0] > l->lead_max) {
 			continue;
-		if (s[1] < l->second_min || s[1] > l->second_max)
+		}
+		if (s[1] < l->second_min || s[1] > l->second_max) {
 			return 0;
+		}
 		for (size_t k = 2; k < l->length; k++) {
-			if (!is_continuation(s[k]))
+			if (!is_continuation(s[k])) {
 				return 0;
+			}
 		}
 		return l->length;
 	}
@@ -57,8 +60,9 @@ bool vm_utf8_is_clean(const char *s)
 	while (*p) {
 		size_t len = *p < 0x80 ? 1 : vm_utf8_sequence_length(p);
 
-		if (len == 0)
+		if (len == 0) {
 			return false;
+		}
 		p += len;
 	}
 	return true;

@@ -58,8 +58,9 @@ static int64_t trace_time(struct chrome_writer *cw, int64_t unix_ns)
 {
 	if (!cw->has_origin) {
 		cw->has_origin = true;
-		if (unix_ns >= 2 * NS_PER_DAY)
+		if (unix_ns >= 2 * NS_PER_DAY) {
 			cw->origin_ns = (unix_ns / NS_PER_DAY - 1) * NS_PER_DAY;
+		}
 	}
 	return vm_time_span(unix_ns, cw->origin_ns);
 }
@@ -126,8 +127,9 @@ static struct chrome_machine *machine_of(struct chrome_writer *cw, const char *n
 {
 	struct chrome_machine *m;
 
-	if (!name)
+	if (!name) {
 		name = "";
+	}
 	m = g_hash_table_lookup(cw->machines, name);
 	return m ? m : new_process(cw, cw->machines, name, name);
 }
@@ -139,11 +141,13 @@ static struct chrome_machine *thread_process(struct chrome_writer *cw,
 	struct chrome_machine *c;
 	char *name;
 
-	if (!container)
+	if (!container) {
 		return m;
+	}
 	c = g_hash_table_lookup(m->containers, container);
-	if (c)
+	if (c) {
 		return c;
+	}
 	name = g_strdup_printf("%s/%s", machine ? machine : "", container);
 	c = new_process(cw, m->containers, container, name);
 	g_free(name);
@@ -157,8 +161,9 @@ static void name_track(struct chrome_writer *cw, struct chrome_machine *m,
 {
 	const char *known = g_hash_table_lookup(m->track_names, &tid);
 
-	if (known && g_strcmp0(known, name) == 0)
+	if (known && g_strcmp0(known, name) == 0) {
 		return;
+	}
 	g_hash_table_insert(m->track_names, new_int64(tid), g_strdup(name));
 	write_name_metadata(cw, "thread_name", m->pid, tid, name);
 }
@@ -170,8 +175,9 @@ static int64_t vcpu_track(struct chrome_writer *cw, struct chrome_machine *m,
 	char *name;
 
 	/* A vCPU's name never changes: skip formatting it for every event. */
-	if (g_hash_table_contains(m->track_names, &tid))
+	if (g_hash_table_contains(m->track_names, &tid)) {
 		return tid;
+	}
 	name = g_strdup_printf("vCPU %" PRId64, vcpu);
 	name_track(cw, m, tid, name);
 	g_free(name);
@@ -180,8 +186,9 @@ static int64_t vcpu_track(struct chrome_writer *cw, struct chrome_machine *m,
 
 static char *thread_track_name(const struct vm_thread_interval *iv)
 {
-	if (!iv->comm || !iv->comm[0])
+	if (!iv->comm || !iv->comm[0]) {
 		return g_strdup_printf("thread %" PRId64, iv->tid);
+	}
 	return g_strdup_printf("%s (%" PRId64 ")", iv->comm, iv->tid);
 }
 
@@ -253,12 +260,14 @@ static void write_reason_args(FILE *out, bool *first, int isa, int64_t reason)
 {
 	const char *name;
 
-	if (reason == -1)
+	if (reason == -1) {
 		return;
+	}
 	write_int_arg(out, first, "reason", reason);
 	name = vm_exit_reason_name(isa, reason);
-	if (name)
+	if (name) {
 		write_string_arg(out, first, "exit", name);
+	}
 }
 
 /* On a vCPU, the interval also goes on the vCPU's track, named after the
@@ -294,13 +303,15 @@ static void chrome_thread_interval(struct vm_writer *w, const struct vm_thread_i
 		/* A preempted one comes as its steal rows, which name the culprits. */
 		out = open_complete_event(cw, p->pid, tid, iv->state,
 			trace_time(cw, iv->begin_ns), trace_time(cw, iv->end_ns));
-		if (iv->vcpu != -1)
+		if (iv->vcpu != -1) {
 			write_int_arg(out, &first, "vcpu", iv->vcpu);
+		}
 		write_reason_args(out, &first, iv->isa, iv->reason);
 		close_complete_event(out);
 	}
-	if (iv->vcpu != -1)
+	if (iv->vcpu != -1) {
 		write_thread_on_vcpu_track(cw, m, iv);
+	}
 }
 
 static void chrome_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
@@ -312,10 +323,12 @@ static void chrome_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_inter
 		trace_time(cw, iv->begin_ns), trace_time(cw, iv->end_ns));
 	bool first = true;
 
-	if (iv->host_tid != -1)
+	if (iv->host_tid != -1) {
 		write_int_arg(out, &first, "host_tid", iv->host_tid);
-	if (iv->pcpu != -1)
+	}
+	if (iv->pcpu != -1) {
 		write_int_arg(out, &first, "pcpu", iv->pcpu);
+	}
 	write_reason_args(out, &first, iv->isa, iv->reason);
 	close_complete_event(out);
 }
@@ -325,32 +338,40 @@ static char *culprit_label(const struct vm_steal_interval *iv)
 {
 	const char *kind = iv->culprit_kind ? iv->culprit_kind : "unknown";
 
-	if (strcmp(kind, "vcpu") == 0)
+	if (strcmp(kind, "vcpu") == 0) {
 		return g_strdup_printf("%s vCPU %" PRId64, iv->culprit_machine ?
 			iv->culprit_machine : "", iv->culprit_vcpu);
-	if (strcmp(kind, "vmm") == 0)
+	}
+	if (strcmp(kind, "vmm") == 0) {
 		return g_strdup_printf("%s QEMU (%" PRId64 ")", iv->culprit_machine ?
 			iv->culprit_machine : "", iv->culprit_tid);
-	if (strcmp(kind, "host") == 0)
+	}
+	if (strcmp(kind, "host") == 0) {
 		return g_strdup_printf("%s (%" PRId64 ")", iv->culprit_comm ?
 			iv->culprit_comm : "", iv->culprit_tid);
+	}
 	return g_strdup(kind);
 }
 
 /* The culprit's members of a preempted slice's args (CSV's culprit_* columns). */
 static void write_culprit_args(FILE *out, bool *first, const struct vm_steal_interval *iv)
 {
-	if (iv->pcpu != -1)
+	if (iv->pcpu != -1) {
 		write_int_arg(out, first, "pcpu", iv->pcpu);
+	}
 	write_string_arg(out, first, "culprit_kind", iv->culprit_kind);
-	if (iv->culprit_machine)
+	if (iv->culprit_machine) {
 		write_string_arg(out, first, "culprit_machine", iv->culprit_machine);
-	if (iv->culprit_vcpu != -1)
+	}
+	if (iv->culprit_vcpu != -1) {
 		write_int_arg(out, first, "culprit_vcpu", iv->culprit_vcpu);
-	if (iv->culprit_tid != -1)
+	}
+	if (iv->culprit_tid != -1) {
 		write_int_arg(out, first, "culprit_tid", iv->culprit_tid);
-	if (iv->culprit_comm)
+	}
+	if (iv->culprit_comm) {
 		write_string_arg(out, first, "culprit_comm", iv->culprit_comm);
+	}
 }
 
 /*
@@ -368,8 +389,9 @@ static void chrome_steal_interval(struct vm_writer *w, const struct vm_steal_int
 		begin, end);
 	bool first = true;
 
-	if (iv->tid != -1)
+	if (iv->tid != -1) {
 		write_int_arg(out, &first, "tid", iv->tid);
+	}
 	write_culprit_args(out, &first, iv);
 	close_complete_event(out);
 	g_free(label);
@@ -380,8 +402,9 @@ static void chrome_steal_interval(struct vm_writer *w, const struct vm_steal_int
 
 		struct chrome_machine *p = g_hash_table_lookup(m->thread_processes, &iv->tid);
 
-		if (!p)
+		if (!p) {
 			p = m;
+		}
 
 		out = open_complete_event(cw, p->pid, thread_track(cw, p, &as_thread),
 			"preempted", begin, end);
@@ -457,8 +480,9 @@ static void chrome_container_total(struct vm_writer *w, const struct vm_containe
 		FILE *out;
 		bool first = true;
 
-		if (row->ns[i] == 0)
+		if (row->ns[i] == 0) {
 			continue;
+		}
 		out = open_complete_event(cw, p->pid, 0, states[i], start,
 			vm_time_sum(start, row->ns[i]));
 		write_int_arg(out, &first, "ns_inum", row->ns_inum);
@@ -490,8 +514,9 @@ static void chrome_destroy(struct vm_writer *w)
 	 * document: a viewer still opens what there is, rather than an
 	 * unterminated array. (With `path`, the file is not committed anyway.)
 	 */
-	if (!w->finished)
+	if (!w->finished) {
 		chrome_finish(w);
+	}
 	g_hash_table_destroy(cw->machines);
 	g_free(cw);
 }

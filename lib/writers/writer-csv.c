@@ -26,11 +26,13 @@ static bool csv_needs_quotes(const char *s)
 {
 	const char *p = s;
 
-	if (*s == ' ')
+	if (*s == ' ') {
 		return true;
+	}
 	for (; *p; p++) {
-		if (*p == ',' || *p == '"' || *p == '\r' || *p == '\n')
+		if (*p == ',' || *p == '"' || *p == '\r' || *p == '\n') {
 			return true;
+		}
 	}
 	return p > s && p[-1] == ' ';
 }
@@ -89,8 +91,9 @@ static bool csv_word_suspect(uint64_t w)
 static bool csv_bytes_suspect(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if ((unsigned char) s[i] <= ',' || (unsigned char) s[i] >= 0x80)
+		if ((unsigned char) s[i] <= ',' || (unsigned char) s[i] >= 0x80) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -136,15 +139,18 @@ static bool csv_put_plain(struct vm_out_buffer *row, const char *s)
 	size_t n = strlen(s);
 	char *dest;
 
-	if (n == 0)
+	if (n == 0) {
 		return true;
-	if (n > CSV_PLAIN_MAX || s[0] == ' ' || s[n - 1] == ' ')
+	}
+	if (n > CSV_PLAIN_MAX || s[0] == ' ' || s[n - 1] == ' ') {
 		return false;
+	}
 	/* Bytes past the text may be written: they are not part of the row yet. */
 	dest = vm_out_buffer_reserve(row, CSV_PLAIN_MAX);
 	if (n < 4) {
-		if (csv_bytes_suspect(s, n))
+		if (csv_bytes_suspect(s, n)) {
 			return false;
+		}
 		memcpy(dest, s, n);
 	} else if (!csv_copy_words(dest, s, n)) {
 		return false;
@@ -161,8 +167,9 @@ static void csv_write_quoted(struct vm_out_buffer *row, const char *s)
 	}
 	vm_out_buffer_putc(row, '"');
 	for (; *s; s++) {
-		if (*s == '"')
+		if (*s == '"') {
 			vm_out_buffer_putc(row, '"');
+		}
 		vm_out_buffer_putc(row, *s);
 	}
 	vm_out_buffer_putc(row, '"');
@@ -176,10 +183,12 @@ static void csv_write_text(struct vm_out_buffer *row, const char *s)
 {
 	char *clean;
 
-	if (!s)
+	if (!s) {
 		s = "";
-	if (csv_put_plain(row, s))
+	}
+	if (csv_put_plain(row, s)) {
 		return;
+	}
 	if (vm_utf8_is_clean(s)) {
 		csv_write_quoted(row, s);
 		return;
@@ -243,8 +252,9 @@ static unsigned int digit_count(uint32_t value)
 {
 	unsigned int n = 1;
 
-	while (n < 8 && value >= powers_of_ten[n])
+	while (n < 8 && value >= powers_of_ten[n]) {
 		n++;
+	}
 	return n;
 }
 
@@ -258,10 +268,11 @@ static void digits_short(char *end, uint32_t value)
 		end -= 2;
 		memcpy(end, &digit_pairs[pair * 2], 2);
 	}
-	if (value >= 10)
+	if (value >= 10) {
 		memcpy(end - 2, &digit_pairs[value * 2], 2);
-	else
+	} else {
 		end[-1] = (char) ('0' + value);
+	}
 }
 
 /*
@@ -294,8 +305,9 @@ static char *csv_format_uint(char *p, uint64_t value, bool negative)
 	}
 	/* Below 10^8: UINT64_MAX / 10^16 is 1844. */
 	lead = (uint32_t) value;
-	if (negative)
+	if (negative) {
 		*p++ = '-';
+	}
 	p += digit_count(lead);
 	digits_short(p, lead);
 	if (chunks == 2) {
@@ -347,8 +359,9 @@ static void csv_write_int(struct vm_out_buffer *row, int64_t value)
 
 static void csv_write_optional_int(struct vm_out_buffer *row, int64_t value)
 {
-	if (value != -1)
+	if (value != -1) {
 		csv_write_int(row, value);
+	}
 }
 
 /* Renders `high` (>= 1, < 2^64 / 10^8) into the cache. */
@@ -378,11 +391,13 @@ static char *csv_format_time(struct time_prefix *prefix, char *p, int64_t ns)
 	const uint32_t chunk = 100000000;
 	uint64_t high;
 
-	if (ns < (int64_t) chunk)
+	if (ns < (int64_t) chunk) {
 		return csv_format_int(p, ns);
+	}
 	high = (uint64_t) ns / chunk;
-	if (high != prefix->high)
+	if (high != prefix->high) {
 		time_prefix_set(prefix, high);
+	}
 	/* Prefix and digits fit in DIGITS_MAX; the copy is of fixed size. */
 	memcpy(p, prefix->text, sizeof(prefix->text));
 	p += prefix->len + 8;
@@ -461,10 +476,11 @@ static void csv_write_exit_name(struct vm_out_buffer *row, const struct vm_exit_
 {
 	const char *name = vm_exit_reason_name(st->isa, st->reason);
 
-	if (name)
+	if (name) {
 		csv_write_text(row, name);
-	else
+	} else {
 		csv_write_optional_int(row, st->reason);
+	}
 }
 
 static void csv_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)

@@ -35,10 +35,11 @@ static void json_string_member(FILE *out, const char *key, const char *value)
 static void json_optional_string_member(FILE *out, const char *key, const char *value)
 {
 	json_key(out, key);
-	if (value)
+	if (value) {
 		vm_json_write_string(out, value);
-	else
+	} else {
 		fputs("null", out);
+	}
 }
 
 /*
@@ -164,8 +165,9 @@ static void json_container_total(struct vm_writer *w, const struct vm_container_
 	json_string_member(w->out, "container", row->container);
 	json_int_member(w->out, "ns_inum", row->ns_inum);
 	json_int_member(w->out, "threads", row->threads);
-	for (int i = 0; i < VM_CONTAINER_STATES; i++)
+	for (int i = 0; i < VM_CONTAINER_STATES; i++) {
 		json_int_member(w->out, keys[i], row->ns[i]);
+	}
 	fputs("}\n", w->out);
 }
 

@@ -140,8 +140,9 @@ static struct time_summary *time_summary_of(GHashTable *table,
 	struct summary_key key = { (char *) (machine ? machine : ""), id };
 	struct time_summary *s = g_hash_table_lookup(table, &key);
 
-	if (s)
+	if (s) {
 		return s;
+	}
 	s = g_new0(struct time_summary, 1);
 	s->key.machine = g_strdup(key.machine);
 	s->key.id = id;
@@ -154,8 +155,9 @@ static struct time_summary *time_summary_of(GHashTable *table,
 static int kind_index(const char *const *kinds, size_t n_kinds, const char *name)
 {
 	for (size_t i = 0; i < n_kinds; i++) {
-		if (name && strcmp(kinds[i], name) == 0)
+		if (name && strcmp(kinds[i], name) == 0) {
 			return (int) i;
+		}
 	}
 	return -1;
 }
@@ -165,8 +167,9 @@ static void add_time(struct time_summary *s, const char *const *kinds,
 {
 	int i = kind_index(kinds, n_kinds, kind);
 
-	if (i >= 0)
+	if (i >= 0) {
 		s->ns[i] = vm_time_sum(s->ns[i], duration_ns);
+	}
 	s->total_ns = vm_time_sum(s->total_ns, duration_ns);
 }
 
@@ -174,8 +177,9 @@ static void add_time(struct time_summary *s, const char *const *kinds,
  * whatever the order, as the thread's current name. */
 static void update_comm(struct time_summary *s, const struct vm_thread_interval *iv)
 {
-	if (!iv->comm || !iv->comm[0] || iv->begin_ns < s->comm_begin_ns)
+	if (!iv->comm || !iv->comm[0] || iv->begin_ns < s->comm_begin_ns) {
 		return;
+	}
 	g_free(s->comm);
 	s->comm = g_strdup(iv->comm);
 	s->comm_begin_ns = iv->begin_ns;
@@ -184,8 +188,9 @@ static void update_comm(struct time_summary *s, const struct vm_thread_interval 
 /* As the comm: the container of the latest interval, whatever the order. */
 static void update_container(struct time_summary *s, const struct vm_thread_interval *iv)
 {
-	if (iv->begin_ns < s->container_begin_ns)
+	if (iv->begin_ns < s->container_begin_ns) {
 		return;
+	}
 	g_free(s->container);
 	s->container = g_strdup(iv->container);
 	s->container_begin_ns = iv->begin_ns;
@@ -202,8 +207,9 @@ static void text_thread_interval(struct vm_writer *w, const struct vm_thread_int
 	update_container(s, iv);
 	tw->any_container |= iv->container != NULL;
 	vm_text_containers_add_thread(tw->containers, iv);
-	if (iv->state && strcmp(iv->state, "unknown") == 0)
+	if (iv->state && strcmp(iv->state, "unknown") == 0) {
 		tw->show_unknown = true;
+	}
 }
 
 static void text_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
@@ -260,8 +266,9 @@ static GPtrArray *sorted_values(GHashTable *table, GCompareFunc compare)
 	gpointer value;
 
 	g_hash_table_iter_init(&iter, table);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		g_ptr_array_add(values, value);
+	}
 	g_ptr_array_sort(values, compare);
 	return values;
 }
@@ -288,14 +295,18 @@ static int compare_by_total_time(gconstpointer a, gconstpointer b)
 	int by_total = compare_int64(y->total_ns, x->total_ns);
 	int by_machine = strcmp(x->key.machine, y->key.machine);
 
-	if (by_total)
+	if (by_total) {
 		return by_total;
-	if (by_machine)
+	}
+	if (by_machine) {
 		return by_machine;
-	if (x->key.vcpu != y->key.vcpu)
+	}
+	if (x->key.vcpu != y->key.vcpu) {
 		return compare_int64(x->key.vcpu, y->key.vcpu);
-	if (x->key.reason != y->key.reason)
+	}
+	if (x->key.reason != y->key.reason) {
 		return compare_int64(x->key.reason, y->key.reason);
+	}
 	return x->key.isa - y->key.isa;
 }
 
@@ -336,10 +347,12 @@ static char *time_table_alignments(const struct time_table_layout *layout)
 {
 	GString *a = g_string_new(layout->with_comm ? "lrl" : "lr");
 
-	if (layout->with_container)
+	if (layout->with_container) {
 		g_string_append_c(a, 'l');
-	for (size_t i = 0; i < layout->n_kinds; i++)
+	}
+	for (size_t i = 0; i < layout->n_kinds; i++) {
 		g_string_append(a, "rr");
+	}
 	g_string_append_c(a, 'r');
 	return g_string_free(a, FALSE);
 }
@@ -350,10 +363,12 @@ static void add_time_header(struct vm_text_table *t,
 	vm_text_table_begin_row(t);
 	vm_text_table_add(t, "machine");
 	vm_text_table_add(t, layout->id_header);
-	if (layout->with_comm)
+	if (layout->with_comm) {
 		vm_text_table_add(t, "comm");
-	if (layout->with_container)
+	}
+	if (layout->with_container) {
 		vm_text_table_add(t, "container");
+	}
 	for (size_t i = 0; i < layout->n_kinds; i++) {
 		vm_text_table_add(t, layout->kinds[i]);
 		vm_text_table_add(t, "%");
@@ -367,12 +382,15 @@ static void add_time_row(struct vm_text_table *t,
 	vm_text_table_begin_row(t);
 	vm_text_table_add(t, s->key.machine);
 	vm_text_table_addf(t, "%" PRId64, s->key.id);
-	if (layout->with_comm)
+	if (layout->with_comm) {
 		vm_text_table_add(t, s->comm ? s->comm : "");
-	if (layout->with_container)
+	}
+	if (layout->with_container) {
 		vm_text_table_add(t, s->container ? s->container : "");
-	for (size_t i = 0; i < layout->n_kinds; i++)
+	}
+	for (size_t i = 0; i < layout->n_kinds; i++) {
 		add_share_cells(t, s->ns[i], s->total_ns);
+	}
 	add_duration_cell(t, s->total_ns);
 }
 
@@ -388,8 +406,9 @@ static void print_time_table(FILE *out, const struct time_table_layout *layout,
 		fputs("  (none)\n", out);
 	} else {
 		add_time_header(t, layout);
-		for (guint i = 0; i < rows->len; i++)
+		for (guint i = 0; i < rows->len; i++) {
 			add_time_row(t, layout, g_ptr_array_index(rows, i));
+		}
 		vm_text_table_print(t, out);
 	}
 	vm_text_table_free(t);
@@ -430,10 +449,12 @@ static void print_exit_table(FILE *out, GHashTable *exits)
 		fputs("  (none)\n", out);
 	} else {
 		vm_text_table_begin_row(t);
-		for (size_t i = 0; i < G_N_ELEMENTS(exit_headers); i++)
+		for (size_t i = 0; i < G_N_ELEMENTS(exit_headers); i++) {
 			vm_text_table_add(t, exit_headers[i]);
-		for (guint i = 0; i < shown; i++)
+		}
+		for (guint i = 0; i < shown; i++) {
 			add_exit_row(t, g_ptr_array_index(rows, i));
+		}
 		vm_text_table_print(t, out);
 	}
 	vm_text_table_free(t);
@@ -470,8 +491,9 @@ static void print_threads_table(struct text_writer *tw)
 	struct time_table_layout layout = tw->base.no_host ? own_view_threads_layout :
 		threads_layout;
 
-	if (!tw->show_unknown)
+	if (!tw->show_unknown) {
 		layout.n_kinds--;
+	}
 	layout.with_container = tw->any_container;
 	print_time_table(tw->base.out, &layout, tw->threads);
 }
@@ -505,14 +527,15 @@ static int compare_losses(gconstpointer a, gconstpointer b)
 /* A count, "unknown count" when no message gave one, "-" for none. */
 static void add_lost_cell(struct vm_text_table *t, uint64_t count, bool uncounted)
 {
-	if (uncounted && count > 0)
+	if (uncounted && count > 0) {
 		vm_text_table_addf(t, "%" PRIu64 " + unknown count", count);
-	else if (uncounted)
+	} else if (uncounted) {
 		vm_text_table_add(t, "unknown count");
-	else if (count > 0)
+	} else if (count > 0) {
 		vm_text_table_addf(t, "%" PRIu64, count);
-	else
+	} else {
 		vm_text_table_add(t, "-");
+	}
 }
 
 static const char *const loss_headers[] = {
@@ -528,8 +551,9 @@ static void print_losses_table(FILE *out, GPtrArray *losses)
 	fputs("Lost events (time affected: the sum of the gaps' durations over the "
 		"machine's CPUs)\n", out);
 	vm_text_table_begin_row(t);
-	for (size_t i = 0; i < G_N_ELEMENTS(loss_headers); i++)
+	for (size_t i = 0; i < G_N_ELEMENTS(loss_headers); i++) {
 		vm_text_table_add(t, loss_headers[i]);
+	}
 	for (guint i = 0; i < losses->len; i++) {
 		const struct vm_machine_losses *l = g_ptr_array_index(losses, i);
 
@@ -552,27 +576,36 @@ static void text_finish(struct vm_writer *w)
 {
 	struct text_writer *tw = (struct text_writer *) w;
 
-	if (w->every_kind || w->what == VM_WRITER_THREADS)
+	if (w->every_kind || w->what == VM_WRITER_THREADS) {
 		print_threads_table(tw);
-	if (w->every_kind)
+	}
+	if (w->every_kind) {
 		fputc('\n', w->out);
-	if (w->every_kind || w->what == VM_WRITER_VCPUS)
+	}
+	if (w->every_kind || w->what == VM_WRITER_VCPUS) {
 		print_time_table(w->out, &vcpus_layout, tw->vcpus);
-	if (w->every_kind)
+	}
+	if (w->every_kind) {
 		fputc('\n', w->out);
-	if (w->every_kind || w->what == VM_WRITER_EXITS)
+	}
+	if (w->every_kind || w->what == VM_WRITER_EXITS) {
 		print_exit_table(w->out, tw->exits);
+	}
 	/* In the summary only when some vCPU was preempted: a table of nothing says nothing. */
-	if (w->every_kind && vm_text_steal_any(tw->steal))
+	if (w->every_kind && vm_text_steal_any(tw->steal)) {
 		fputc('\n', w->out);
-	if ((w->every_kind && vm_text_steal_any(tw->steal)) || w->what == VM_WRITER_STEAL)
+	}
+	if ((w->every_kind && vm_text_steal_any(tw->steal)) || w->what == VM_WRITER_STEAL) {
 		vm_text_steal_print(tw->steal, w->out);
+	}
 	/* In the summary only when the guests ran containers. */
-	if (w->every_kind && vm_text_containers_any(tw->containers))
+	if (w->every_kind && vm_text_containers_any(tw->containers)) {
 		fputc('\n', w->out);
+	}
 	if ((w->every_kind && vm_text_containers_any(tw->containers)) ||
-			w->what == VM_WRITER_CONTAINERS)
+			w->what == VM_WRITER_CONTAINERS) {
 		vm_text_containers_print(tw->containers, w->out, tw->show_unknown);
+	}
 	if (tw->losses->len > 0) {
 		fputc('\n', w->out);
 		print_losses_table(w->out, tw->losses);

@@ -28,8 +28,9 @@ static const struct name_value what_names[] = {
 static bool lookup_name(const struct name_value *table, size_t n,
 		const char *s, int *out)
 {
-	if (!s)
+	if (!s) {
 		return false;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(table[i].name, s) == 0) {
 			*out = table[i].value;
@@ -43,8 +44,9 @@ bool vm_writer_format_from_string(const char *s, enum vm_writer_format *out)
 {
 	int value;
 
-	if (!lookup_name(format_names, G_N_ELEMENTS(format_names), s, &value))
+	if (!lookup_name(format_names, G_N_ELEMENTS(format_names), s, &value)) {
 		return false;
+	}
 	*out = (enum vm_writer_format) value;
 	return true;
 }
@@ -53,8 +55,9 @@ bool vm_writer_what_from_string(const char *s, enum vm_writer_what *out)
 {
 	int value;
 
-	if (!lookup_name(what_names, G_N_ELEMENTS(what_names), s, &value))
+	if (!lookup_name(what_names, G_N_ELEMENTS(what_names), s, &value)) {
 		return false;
+	}
 	*out = (enum vm_writer_what) value;
 	return true;
 }
@@ -74,8 +77,9 @@ struct vm_writer *vm_writer_create(enum vm_writer_format format,
 		enum vm_writer_what what, FILE *out)
 {
 	/* The formats index their tables with `what`. */
-	if ((unsigned) what > VM_WRITER_CONTAINERS || !out)
+	if ((unsigned) what > VM_WRITER_CONTAINERS || !out) {
 		return NULL;
+	}
 	switch (format) {
 	case VM_WRITER_TEXT:
 		return vm_writer_text_new(what, out);
@@ -110,38 +114,44 @@ bool vm_writer_wants(const struct vm_writer *w, enum vm_writer_what kind)
 
 void vm_writer_thread_interval(struct vm_writer *w, const struct vm_thread_interval *iv)
 {
-	if (vm_writer_wants(w, VM_WRITER_THREADS))
+	if (vm_writer_wants(w, VM_WRITER_THREADS)) {
 		w->ops->thread_interval(w, iv);
+	}
 }
 
 void vm_writer_vcpu_interval(struct vm_writer *w, const struct vm_vcpu_interval *iv)
 {
-	if (vm_writer_wants(w, VM_WRITER_VCPUS))
+	if (vm_writer_wants(w, VM_WRITER_VCPUS)) {
 		w->ops->vcpu_interval(w, iv);
+	}
 }
 
 void vm_writer_exit_stat(struct vm_writer *w, const struct vm_exit_stat *st)
 {
-	if (vm_writer_wants(w, VM_WRITER_EXITS))
+	if (vm_writer_wants(w, VM_WRITER_EXITS)) {
 		w->ops->exit_stat(w, st);
+	}
 }
 
 void vm_writer_steal_interval(struct vm_writer *w, const struct vm_steal_interval *iv)
 {
-	if (vm_writer_wants(w, VM_WRITER_STEAL))
+	if (vm_writer_wants(w, VM_WRITER_STEAL)) {
 		w->ops->steal_interval(w, iv);
+	}
 }
 
 void vm_writer_container_total(struct vm_writer *w, const struct vm_container_total *row)
 {
-	if (vm_writer_wants(w, VM_WRITER_CONTAINERS))
+	if (vm_writer_wants(w, VM_WRITER_CONTAINERS)) {
 		w->ops->container_total(w, row);
+	}
 }
 
 void vm_writer_machine_losses(struct vm_writer *w, const struct vm_machine_losses *losses)
 {
-	if (!w->finished && w->ops->machine_losses)
+	if (!w->finished && w->ops->machine_losses) {
 		w->ops->machine_losses(w, losses);
+	}
 }
 
 bool vm_writer_finish(struct vm_writer *w)
@@ -151,20 +161,23 @@ bool vm_writer_finish(struct vm_writer *w)
 		w->finished = true;
 	}
 	/* stdio buffers: a full disk only shows at the flush. */
-	if (fflush(w->out) != 0)
+	if (fflush(w->out) != 0) {
 		return false;
+	}
 	return !ferror(w->out);
 }
 
 void vm_writer_destroy(struct vm_writer *w)
 {
-	if (w)
+	if (w) {
 		w->ops->destroy(w);
+	}
 }
 
 int64_t vm_exit_stat_mean_ns(const struct vm_exit_stat *st)
 {
-	if (st->count == 0)
+	if (st->count == 0) {
 		return 0;
+	}
 	return st->total_ns / (int64_t) st->count;
 }

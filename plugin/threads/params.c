@@ -47,11 +47,13 @@ static bool parse_format(struct parse_context *ctx, const bt_value *value)
 {
 	const char *s = string_of(ctx, "format", value, ACCEPTED_FORMATS);
 
-	if (!s)
+	if (!s) {
 		return false;
-	if (!vm_writer_format_from_string(s, &ctx->out->format))
+	}
+	if (!vm_writer_format_from_string(s, &ctx->out->format)) {
 		return fail(ctx, "Unknown value \"%s\" of parameter `format`: expecting "
 			ACCEPTED_FORMATS ".", s);
+	}
 	return true;
 }
 
@@ -59,11 +61,13 @@ static bool parse_what(struct parse_context *ctx, const bt_value *value)
 {
 	const char *s = string_of(ctx, "what", value, ACCEPTED_WHATS);
 
-	if (!s)
+	if (!s) {
 		return false;
-	if (!vm_writer_what_from_string(s, &ctx->out->what))
+	}
+	if (!vm_writer_what_from_string(s, &ctx->out->what)) {
 		return fail(ctx, "Unknown value \"%s\" of parameter `what`: expecting "
 			ACCEPTED_WHATS ".", s);
+	}
 	ctx->out->what_given = true;
 	return true;
 }
@@ -72,11 +76,13 @@ static bool parse_path(struct parse_context *ctx, const bt_value *value)
 {
 	const char *s = string_of(ctx, "path", value, "the name of the output file");
 
-	if (!s)
+	if (!s) {
 		return false;
-	if (!s[0])
+	}
+	if (!s[0]) {
 		return fail(ctx, "Parameter `path` is empty: give the name of the output "
 			"file, or leave `path` out to write to the standard output.");
+	}
 	g_free(ctx->out->path);
 	ctx->out->path = g_strdup(s);
 	return true;
@@ -87,15 +93,16 @@ static bt_value_map_foreach_entry_const_func_status parse_entry(const char *key,
 {
 	struct parse_context *ctx = data;
 
-	if (strcmp(key, "format") == 0)
+	if (strcmp(key, "format") == 0) {
 		parse_format(ctx, value);
-	else if (strcmp(key, "what") == 0)
+	} else if (strcmp(key, "what") == 0) {
 		parse_what(ctx, value);
-	else if (strcmp(key, "path") == 0)
+	} else if (strcmp(key, "path") == 0) {
 		parse_path(ctx, value);
-	else
+	} else {
 		fail(ctx, "Unknown parameter `%s`: sink.vm.threads accepts " ACCEPTED_KEYS
 			".", key);
+	}
 	/* Go on: every bad parameter gets its own cause. */
 	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
 }
@@ -110,15 +117,18 @@ bool threads_params_parse(const bt_value *params, bt_self_component *self_comp,
 	out->what = VM_WRITER_THREADS;
 	out->what_given = false;
 	out->path = NULL;
-	if (params && bt_value_is_map(params))
+	if (params && bt_value_is_map(params)) {
 		bt_value_map_foreach_entry_const(params, parse_entry, &ctx);
-	for (guint i = 0; i < ctx.problems->len; i++)
+	}
+	for (guint i = 0; i < ctx.problems->len; i++) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp, "%s",
 			(const char *) ctx.problems->pdata[i]);
+	}
 	ok = ctx.problems->len == 0;
 	g_ptr_array_unref(ctx.problems);
-	if (!ok)
+	if (!ok) {
 		threads_params_clear(out);
+	}
 	return ok;
 }
 

@@ -41,8 +41,9 @@ static void on_release(void *cookie, void *data)
 			losses->data);
 		return;
 	}
-	if (!losses->closing)
+	if (!losses->closing) {
 		losses->message(msg, NULL, NULL, losses->data);
+	}
 	bt_message_put_ref(msg);
 }
 
@@ -52,8 +53,9 @@ static void on_gap(const struct vm_gap *gap, void *data)
 	struct loss_stream *info = loss_streams_find(losses->streams, gap->stream);
 	bool first;
 
-	if (losses->closing || !info)
+	if (losses->closing || !info) {
 		return;
+	}
 	first = !info->warned;
 	info->warned = true;
 	losses->gap(info->stream, info->cpu, gap, first, losses->data);
@@ -80,8 +82,9 @@ struct stream_losses *stream_losses_create(stream_losses_message_cb message,
 
 void stream_losses_destroy(struct stream_losses *losses)
 {
-	if (!losses)
+	if (!losses) {
 		return;
+	}
 	losses->closing = true;
 	vm_gap_locator_destroy(losses->locator);
 	loss_streams_destroy(losses->streams);
@@ -112,8 +115,9 @@ static void push_discarded(struct stream_losses *losses, const bt_message *msg,
 /* The locator kept the message pushed: it needs a reference of its own. */
 static void end_push(struct stream_losses *losses, const bt_message *msg)
 {
-	if (!losses->pushing_released)
+	if (!losses->pushing_released) {
 		bt_message_get_ref(msg);
+	}
 	losses->pushing = NULL;
 }
 
@@ -141,13 +145,15 @@ void stream_losses_push(struct stream_losses *losses, const bt_message *msg)
 		end_push(losses, msg);
 		return;
 	}
-	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING)
+	if (type == BT_MESSAGE_TYPE_PACKET_BEGINNING) {
 		loss_streams_note_packet(losses->streams,
 			bt_message_packet_beginning_borrow_packet_const(msg));
+	}
 	/* The message's own time, as the muxer orders it. */
 	has_time = time.has_time;
-	if (has_time)
+	if (has_time) {
 		ts = time.ns;
+	}
 	if (has_time && info) {
 		info->has_time = true;
 		info->last_ts = ts;

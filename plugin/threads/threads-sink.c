@@ -101,17 +101,19 @@ static void on_warning(const char *kind, const char *machine, const char *messag
 	struct threads_sink *sink = data;
 
 	(void) kind;
-	if (machine)
+	if (machine) {
 		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "Machine `%s`: %s",
 			machine, message);
-	else
+	} else {
 		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
+	}
 }
 
 static void sink_destroy(struct threads_sink *sink)
 {
-	if (!sink)
+	if (!sink) {
 		return;
+	}
 	/* First: it holds messages and calls into the analysis. */
 	stream_losses_destroy(sink->losses);
 	state_presence_destroy(sink->state);
@@ -158,23 +160,27 @@ static bool create_analysis(struct threads_sink *sink)
 	};
 
 	/* The text summary shows every table unless `what` picks one. */
-	if (sink->params.format == VM_WRITER_TEXT && !sink->params.what_given)
+	if (sink->params.format == VM_WRITER_TEXT && !sink->params.what_given) {
 		sink->writer = vm_writer_create_summary(sink->out);
-	else
+	} else {
 		sink->writer = vm_writer_create(sink->params.format, sink->params.what,
 			sink->out);
+	}
 	if (!sink->writer) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"Cannot create the writer of the format given by parameter `format`.");
 		return false;
 	}
 	/* What the writer would drop need not be computed. */
-	if (vm_writer_wants(sink->writer, VM_WRITER_VCPUS))
+	if (vm_writer_wants(sink->writer, VM_WRITER_VCPUS)) {
 		cb.vcpu_interval = on_vcpu_interval;
-	if (vm_writer_wants(sink->writer, VM_WRITER_EXITS))
+	}
+	if (vm_writer_wants(sink->writer, VM_WRITER_EXITS)) {
 		cb.exit_stat = on_exit_stat;
-	if (vm_writer_wants(sink->writer, VM_WRITER_STEAL))
+	}
+	if (vm_writer_wants(sink->writer, VM_WRITER_STEAL)) {
 		cb.steal_interval = on_steal_interval;
+	}
 	sink->decoder = event_decoder_create();
 	sink->machines = machine_table_create();
 	sink->threads = vm_threads_create(&cb);
@@ -196,16 +202,18 @@ bt_component_class_initialize_method_status threads_sink_initialize(
 	(void) config;
 	(void) init_method_data;
 	sink->self_comp = self_comp;
-	if (!threads_params_parse(params, self_comp, &sink->params))
+	if (!threads_params_parse(params, self_comp, &sink->params)) {
 		goto error;
+	}
 	if (bt_self_component_sink_add_input_port(self_comp_sink, "in", NULL, NULL) !=
 			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
 			"Cannot add the input port.");
 		goto error;
 	}
-	if (!open_output(sink) || !create_analysis(sink))
+	if (!open_output(sink) || !create_analysis(sink)) {
 		goto error;
+	}
 	bt_self_component_set_data(self_comp, sink);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 
@@ -254,12 +262,14 @@ threads_sink_graph_is_configured(bt_self_component_sink *self_comp_sink)
  */
 static bool event_time(const bt_message *msg, int64_t *ts)
 {
-	if (!bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+	if (!bt_message_event_borrow_stream_class_default_clock_class_const(msg)) {
 		return false;
+	}
 	if (bt_clock_snapshot_get_ns_from_origin(
 			bt_message_event_borrow_default_clock_snapshot_const(msg), ts) ==
-			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
 		return true;
+	}
 	/* Warned about as a missing time: the library's cause must not stay. */
 	bt_current_thread_clear_error();
 	return false;
@@ -305,21 +315,24 @@ static const struct machine *event_machine(struct threads_sink *sink,
 {
 	const struct machine *machine;
 
-	if (stream_data && *stream_data)
+	if (stream_data && *stream_data) {
 		return *stream_data;
+	}
 	machine = machine_of_stream(sink, bt_event_borrow_stream_const(event));
-	if (stream_data)
+	if (stream_data) {
 		*stream_data = (void *) machine;
+	}
 	return machine;
 }
 
 static void warn_no_clock(struct threads_sink *sink)
 {
-	if (!sink->warned_no_clock)
+	if (!sink->warned_no_clock) {
 		THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING,
 			"Events without a usable time (no default clock snapshot, or "
 			"one that overflows 64-bit ns from origin) are ignored: the "
 			"analysis needs their time.");
+	}
 	sink->warned_no_clock = true;
 }
 
@@ -348,8 +361,9 @@ static void read_pid_ns(struct threads_sink *sink, const bt_event *event,
 		struct vm_event *ev)
 {
 	ev->pid_ns = event_decoder_pid_ns(sink->decoder, event);
-	if (ev->pid_ns)
+	if (ev->pid_ns) {
 		ev->cpu = event_decoder_cpu_id(sink->decoder, event);
+	}
 }
 
 /*
@@ -366,9 +380,9 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg,
 	struct vm_event ev = { .machine = 0 };
 
 	ev.kind = event_decoder_kind(sink->decoder, bt_event_borrow_class_const(event));
-	if (ts)
+	if (ts) {
 		ev.ts = *ts;
-	else if (!event_time(msg, &ev.ts)) {
+	} else if (!event_time(msg, &ev.ts)) {
 		warn_no_clock(sink);
 		return;
 	}
@@ -382,13 +396,15 @@ static void handle_event(struct threads_sink *sink, const bt_message *msg,
 		return;
 	}
 	ev.machine = event_machine(sink, event, stream_data)->index;
-	if (ev.kind == VM_EVENT_KVM_ENTRY || ev.kind == VM_EVENT_KVM_EXIT)
+	if (ev.kind == VM_EVENT_KVM_ENTRY || ev.kind == VM_EVENT_KVM_EXIT) {
 		state_presence_note_kvm(sink->state, ev.machine);
+	}
 	/* Kinds other than VM_EVENT_OTHER decode. */
-	if (vm_threads_needs_fields(sink->threads, ev.machine, ev.kind))
+	if (vm_threads_needs_fields(sink->threads, ev.machine, ev.kind)) {
 		(void) event_decoder_decode_at(sink->decoder, event, ev.ts, &ev);
-	else
+	} else {
 		read_pid_ns(sink, event, &ev);
+	}
 	vm_threads_feed(sink->threads, &ev);
 }
 
@@ -397,8 +413,9 @@ static char *lost_text(const struct vm_gap *gap)
 {
 	const char *what = gap->packets ? "packets" : "events";
 
-	if (gap->count < 0)
+	if (gap->count < 0) {
 		return g_strdup_printf("an unknown number of %s", what);
+	}
 	return g_strdup_printf("%" PRId64 " %s", gap->count, what);
 }
 
@@ -476,15 +493,17 @@ static bool commit_output(struct threads_sink *sink)
 {
 	char *error = NULL;
 
-	if (vm_output_file_commit(sink->output, &error))
+	if (vm_output_file_commit(sink->output, &error)) {
 		return true;
-	if (sink->params.path)
+	}
+	if (sink->params.path) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"Cannot put the output in place of the file given by parameter "
 			"`path` (\"%s\"): %s. Check the free space and the permissions "
 			"of its directory.", sink->params.path, error);
-	else
+	} else {
 		report_stdout_error(sink, error);
+	}
 	g_free(error);
 	return false;
 }
@@ -517,8 +536,9 @@ static void warn_unsynchronized(struct threads_sink *sink)
 	char *message;
 
 	if (!state_presence_host_without_state(sink->state) ||
-			!machines_unsynchronized(sink->machines))
+			!machines_unsynchronized(sink->machines)) {
 		return;
+	}
 	message = machines_unsynchronized_message(sink->machines, "sink.vm.threads");
 	THREADS_LOG(sink->self_comp, BT_LOGGING_LEVEL_WARNING, "%s", message);
 	g_free(message);
