@@ -215,6 +215,11 @@ def check_qemu_container():
     offset = tc.stub_header(os.path.join(vmtest.STUB_DIR, "qemu-container", "host.stub"))[1]
     threads, containers = csv_and_json("qemu-container",
                                        lambda p: convert_args(order, p))
+    if vmtest.under_valgrind():
+        # Valgrind's long double is a double: guest times at epoch scale
+        # move by up to 256 ns, which reorders this stub's nanosecond-apart
+        # events. The plain and sanitized runs check the rows.
+        return
     end = max(int(r["end_ns"]) for r in threads) - offset
     for row in threads:
         tid, start, stop = row["tid"], int(row["begin_ns"]) - offset, int(row["end_ns"]) - offset

@@ -70,6 +70,14 @@ def main():
         run(pods, start="Containers"),
         run(pods + ["-p", 'format="csv"'], thread="300", head=4),
     ]
+    if vmtest.under_valgrind():
+        # Valgrind computes long double in double precision: synchronized
+        # times at epoch scale move by up to 256 ns, which reorders these
+        # nanosecond-scale stubs' events. It checks memory here; the plain
+        # and sanitized runs check the text.
+        print("under valgrind: the walkthrough's commands ran; their output is "
+              "compared in the plain run")
+        return
     with open(os.path.join(vmtest.SOURCE_DIR, "doc", "walkthrough.md")) as f:
         blocks = re.findall(r"```\n(.*?)```", f.read(), flags=re.S)
     if len(blocks) != len(expected):
