@@ -1,5 +1,6 @@
 #include <glib.h>
 
+#include "model/processes.h"
 #include "steal/host-procs.h"
 
 struct vcpu_thread {
@@ -9,28 +10,19 @@ struct vcpu_thread {
 };
 
 struct vm_steal_host_procs {
-	GHashTable *pids;          /* tid -> pid (int64 pairs, owned) */
+	/* Which process each host thread belongs to (statedump, forks). */
+	struct vm_processes *processes;
+	unsigned int machine;      /* the host's, as its events give it */
 	GHashTable *vcpu_threads;  /* tid -> struct vcpu_thread (owned) */
-	GHashTable *qemu_pids;     /* pid -> VM name (not owned), keys owned */
 };
-
-static int64_t *new_int64(int64_t value)
-{
-	int64_t *p = g_new(int64_t, 1);
-
-	*p = value;
-	return p;
-}
 
 struct vm_steal_host_procs *vm_steal_host_procs_create(void)
 {
 	struct vm_steal_host_procs *procs = g_new0(struct vm_steal_host_procs, 1);
 
-	procs->pids = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	procs->processes = vm_processes_create();
 	procs->vcpu_threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
 		g_free);
-	procs->qemu_pids = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-		NULL);
 	return procs;
 }
 
@@ -39,40 +31,21 @@ void vm_steal_host_procs_destroy(struct vm_steal_host_procs *procs)
 	if (!procs) {
 		return;
 	}
-	g_hash_table_destroy(procs->pids);
+	vm_processes_destroy(procs->processes);
 	g_hash_table_destroy(procs->vcpu_threads);
-	g_hash_table_destroy(procs->qemu_pids);
 	g_free(procs);
 }
 
-/* The process of a VM's vCPU thread is that VM's QEMU. */
-static void note_qemu(struct vm_steal_host_procs *procs, int64_t pid, const char *vm)
+void vm_steal_host_procs_learn(struct vm_steal_host_procs *procs, const struct vm_event *ev)
 {
-	if (pid > 0) {
-		g_hash_table_insert(procs->qemu_pids, new_int64(pid), (gpointer) vm);
-	}
-}
-
-void vm_steal_host_procs_set_pid(struct vm_steal_host_procs *procs, int64_t tid,
-		int64_t pid)
-{
-	struct vcpu_thread *v;
-
-	if (tid <= 0 || pid <= 0) {
-		return;
-	}
-	g_hash_table_insert(procs->pids, new_int64(tid), new_int64(pid));
-	v = g_hash_table_lookup(procs->vcpu_threads, &tid);
-	if (v) {
-		note_qemu(procs, pid, v->vm);
-	}
+	procs->machine = ev->machine;
+	vm_processes_learn(procs->processes, ev);
 }
 
 void vm_steal_host_procs_set_vcpu(struct vm_steal_host_procs *procs, int64_t tid,
 		const char *vm, int64_t vcpu)
 {
 	struct vcpu_thread *v;
-	int64_t *pid;
 
 	if (tid <= 0) {
 		return;
@@ -85,20 +58,36 @@ void vm_steal_host_procs_set_vcpu(struct vm_steal_host_procs *procs, int64_t tid
 	}
 	v->vm = vm;
 	v->vcpu = vcpu;
-	pid = g_hash_table_lookup(procs->pids, &tid);
-	if (pid) {
-		note_qemu(procs, *pid, vm);
-	}
 }
 
-/* The VM whose QEMU process thread `tid` belongs to, or NULL. */
-static const char *qemu_vm_of(struct vm_steal_host_procs *procs, int64_t tid)
+static int64_t pid_of(const struct vm_steal_host_procs *procs, int64_t tid)
 {
-	int64_t *pid = g_hash_table_lookup(procs->pids, &tid);
-	const char *vm = pid ? g_hash_table_lookup(procs->qemu_pids, pid) : NULL;
+	return vm_processes_pid_of(procs->processes, procs->machine, tid);
+}
 
-	/* Without its pid, a QEMU's main thread is still known: tid = pid. */
-	return vm ? vm : g_hash_table_lookup(procs->qemu_pids, &tid);
+/*
+ * The VM whose QEMU process thread `tid` belongs to, or NULL: the process
+ * of one of that VM's vCPU threads. Without its pid, a QEMU's main thread
+ * is still known (tid = pid). A few vCPU threads per VM: a scan, once per
+ * steal row.
+ */
+static const char *qemu_vm_of(const struct vm_steal_host_procs *procs, int64_t tid)
+{
+	int64_t pid = pid_of(procs, tid);
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, procs->vcpu_threads);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct vcpu_thread *v = value;
+		int64_t qemu = pid_of(procs, v->tid);
+
+		/* A vCPU thread is never its process's main thread: tid = pid is no pid. */
+		if (qemu != v->tid && qemu == pid) {
+			return v->vm;
+		}
+	}
+	return NULL;
 }
 
 struct vm_steal_culprit vm_steal_host_procs_classify(struct vm_steal_host_procs *procs,

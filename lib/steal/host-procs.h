@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "event.h"
 #include "steal/culprit.h"
 
 struct vm_steal_host_procs;
@@ -17,9 +18,8 @@ struct vm_steal_host_procs;
 struct vm_steal_host_procs *vm_steal_host_procs_create(void);
 void vm_steal_host_procs_destroy(struct vm_steal_host_procs *procs);
 
-/* Thread `tid` belongs to process `pid` (statedump, fork). */
-void vm_steal_host_procs_set_pid(struct vm_steal_host_procs *procs, int64_t tid,
-		int64_t pid);
+/* A host statedump or fork event: which process a thread belongs to. */
+void vm_steal_host_procs_learn(struct vm_steal_host_procs *procs, const struct vm_event *ev);
 
 /*
  * Thread `tid` runs vCPU `vcpu` of VM `vm`. `vm` is not copied: it must

@@ -418,12 +418,8 @@ void vm_steal_host_event(struct vm_steal *steal, const struct vm_event *ev)
 		}
 		break;
 	case VM_EVENT_PROCESS_FORK:
-		vm_steal_host_procs_set_pid(steal->procs, ev->u.fork.child_tid,
-			ev->u.fork.child_pid);
-		break;
 	case VM_EVENT_STATEDUMP_PROCESS:
-		vm_steal_host_procs_set_pid(steal->procs, ev->u.statedump.tid,
-			ev->u.statedump.pid);
+		vm_steal_host_procs_learn(steal->procs, ev);
 		break;
 	case VM_EVENT_LOSS:
 		on_loss(steal, ev);
