@@ -73,6 +73,18 @@
 #define FIRST_WAIT_NS (INT64_C(30) * 1000000000)
 #define FIRST_WAIT_MESSAGES (1 << 20)
 /*
+ * Held messages (all machines' and the reorder buffer's) that a trace-time
+ * wait may cost before the event rate, not the trace time, bounds it: 2 M
+ * events/s of trace time fill the default 50 ms look-ahead with 100,000
+ * messages (about 25 MiB with their records) and a 64-match first wait
+ * with more. Over the budget, a machine with a line from
+ * VM_SYNC_ONLINE_MIN_EACH_WAY matches each way takes its first formula
+ * without waiting for FIRST_MATCHES, and the maps are fixed nearer the
+ * frontier (effective_look_ahead()). A machine with no match at all still
+ * waits (FIRST_WAIT_MESSAGES): it has nothing to map with.
+ */
+#define HELD_BUDGET (1 << 14)
+/*
  * A machine that no message pairs with the reference yet, when the sync
  * pass can take over (sync_pass_may_pair()): how long it waits for a first
  * match before the sync pass does.
@@ -369,7 +381,7 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 }
 
 /* Messages held in all: the machines' and the reorder buffer's. */
-static guint held_in_all(struct correlate_iter *iter)
+static guint held_in_all(const struct correlate_iter *iter)
 {
 	guint count = reorder_size(iter->reorder);
 
@@ -513,6 +525,12 @@ static bool first_formula_due(struct correlate_iter *iter, struct onepass_machin
 		 * events whether or not the machines talk): the sync pass will
 		 * do, without holding the whole first wait's messages.
 		 */
+		return true;
+	}
+
+	if (online && vm_sync_online_fewest_each_way(online) >= VM_SYNC_ONLINE_MIN_EACH_WAY &&
+			held_in_all(iter) >= HELD_BUDGET) {
+		/* The rate, not the trace time, is what bounds the wait now. */
 		return true;
 	}
 
@@ -714,11 +732,30 @@ static int64_t own_time_at(const struct vm_sync_online *online, int64_t frontier
  * seconds behind, a slewed clock: tens of us off). A machine ahead of the
  * reference is bounded by the frontier itself (the reference's time).
  */
+/*
+ * `look-ahead-ns`, or less when the messages it holds exceed HELD_BUDGET:
+ * shortened in proportion, so that what is held comes back to about the
+ * budget at the next steps whatever the event rate. The traces of a usual
+ * rate (a few hundred thousand events per second of trace time) never
+ * reach it.
+ */
+static int64_t effective_look_ahead(const struct correlate_iter *iter)
+{
+	int64_t look_ahead = iter->comp->params.look_ahead_ns;
+	guint held = held_in_all(iter);
+
+	if (held <= HELD_BUDGET) {
+		return look_ahead;
+	}
+
+	return (int64_t) ((long double) look_ahead * HELD_BUDGET / held);
+}
+
 static int64_t own_horizon(const struct correlate_iter *iter, const struct onepass_machine *op,
 		const struct vm_sync_online *online, int64_t frontier)
 {
 	int64_t horizon = vm_time_sum(own_time_at(online, frontier),
-		-iter->comp->params.look_ahead_ns);
+		-effective_look_ahead(iter));
 
 	/*
 	 * Nothing of its own comes after its last message once its upstreams
