@@ -2,8 +2,6 @@
 
 #include "util/fifo.h"
 
-/* The capacity of a queue's first storage. */
-#define FIRST_CAPACITY 64
 
 void vm_fifo_init(struct vm_fifo *fifo, size_t element_size)
 {
@@ -26,7 +24,7 @@ void vm_fifo_fini(struct vm_fifo *fifo)
 void vm_fifo_grow(struct vm_fifo *fifo)
 {
 	size_t old_capacity = fifo->slots->len;
-	size_t capacity = old_capacity ? old_capacity * 2 : FIRST_CAPACITY;
+	size_t capacity = old_capacity ? old_capacity * 2 : VM_FIFO_FIRST_CAPACITY;
 	size_t wrapped = fifo->head + fifo->count > old_capacity ?
 		fifo->head + fifo->count - old_capacity : 0;
 
@@ -40,5 +38,24 @@ void vm_fifo_grow(struct vm_fifo *fifo)
 		memcpy(fifo->slots->data + old_capacity * fifo->element_size,
 			fifo->slots->data, wrapped * fifo->element_size);
 	}
+	fifo->mask = capacity - 1;
+}
+
+void vm_fifo_shrink(struct vm_fifo *fifo)
+{
+	size_t capacity = fifo->slots->len / 2;
+	size_t first = MIN(fifo->count, fifo->slots->len - fifo->head);
+	GArray *slots = g_array_sized_new(FALSE, FALSE, (guint) fifo->element_size,
+		(guint) capacity);
+
+	/* The elements from the head to the end of the ring, then those that wrapped. */
+	g_array_set_size(slots, (guint) capacity);
+	memcpy(slots->data, fifo->slots->data + fifo->head * fifo->element_size,
+		first * fifo->element_size);
+	memcpy(slots->data + first * fifo->element_size, fifo->slots->data,
+		(fifo->count - first) * fifo->element_size);
+	g_array_free(fifo->slots, TRUE);
+	fifo->slots = slots;
+	fifo->head = 0;
 	fifo->mask = capacity - 1;
 }

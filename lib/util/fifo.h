@@ -5,8 +5,10 @@
  * A first-in first-out queue of fixed-size elements, stored in a GArray
  * used as a ring. The queues of the analysis see every event go through
  * them: a GQueue would allocate a list node per element, and a GArray
- * removing its first element would move all the others. The ring only
- * grows, to the largest backlog seen.
+ * removing its first element would move all the others. The ring
+ * doubles when full and halves, at a push, when less than an eighth of it
+ * is used: a backlog that has gone (the wait for a first formula, a burst
+ * of events) does not keep its memory for the rest of the trace.
  *
  * Elements are written and read in place: vm_fifo_push() gives the slot of
  * a new newest element for the caller to fill, vm_fifo_peek() the oldest.
@@ -32,6 +34,13 @@ void vm_fifo_fini(struct vm_fifo *fifo);
 /* Doubles the capacity (the slow path of vm_fifo_push()). */
 void vm_fifo_grow(struct vm_fifo *fifo);
 
+/* Halves the capacity, keeping the elements in order (the other slow path). */
+void vm_fifo_shrink(struct vm_fifo *fifo);
+
+/* The capacity a queue starts with and never shrinks below; it shrinks under 1/8 in use. */
+#define VM_FIFO_FIRST_CAPACITY 64
+#define VM_FIFO_SHRINK_BELOW 8
+
 static inline size_t vm_fifo_length(const struct vm_fifo *fifo)
 {
 	return fifo->count;
@@ -53,6 +62,9 @@ static inline void *vm_fifo_push(struct vm_fifo *fifo)
 {
 	if (fifo->count == fifo->slots->len) {
 		vm_fifo_grow(fifo);
+	} else if (fifo->count < fifo->slots->len / VM_FIFO_SHRINK_BELOW &&
+			fifo->slots->len > VM_FIFO_FIRST_CAPACITY) {
+		vm_fifo_shrink(fifo);
 	}
 	return vm_fifo_at(fifo, fifo->count++);
 }
@@ -65,7 +77,7 @@ static inline void *vm_fifo_peek(const struct vm_fifo *fifo)
 
 /*
  * Removes the oldest element and returns its slot, which stays readable
- * until the next push; NULL if the queue is empty.
+ * until the next push (which may move the ring); NULL if the queue is empty.
  */
 static inline void *vm_fifo_pop(struct vm_fifo *fifo)
 {

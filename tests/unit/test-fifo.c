@@ -85,6 +85,35 @@ START_TEST(growing_a_wrapped_ring_keeps_the_order)
 }
 END_TEST
 
+/*
+ * A backlog that has gone gives its memory back: the ring halves at the
+ * pushes that find it less than an eighth full, down to its first
+ * capacity, and the elements (wrapped around or not) keep their order.
+ */
+START_TEST(a_gone_backlog_shrinks_the_ring)
+{
+	struct vm_fifo fifo;
+	uint64_t next_in = 0, next_out = 0;
+
+	vm_fifo_init(&fifo, sizeof(struct item));
+	while (vm_fifo_length(&fifo) < 5000)
+		push_item(&fifo, next_in++);
+	ck_assert_uint_eq(fifo.slots->len, 8192);
+	/* The head in the middle, then pushes that wrap, with few elements left. */
+	while (vm_fifo_length(&fifo) > 10)
+		pop_expect(&fifo, next_out++);
+	for (int i = 0; i < 3000; i++) {
+		push_item(&fifo, next_in++);
+		pop_expect(&fifo, next_out++);
+	}
+	ck_assert_uint_eq(fifo.slots->len, VM_FIFO_FIRST_CAPACITY);
+	while (!vm_fifo_is_empty(&fifo))
+		pop_expect(&fifo, next_out++);
+	ck_assert_uint_eq(next_in, next_out);
+	vm_fifo_fini(&fifo);
+}
+END_TEST
+
 START_TEST(clear_forgets_everything)
 {
 	struct vm_fifo fifo;
@@ -110,6 +139,7 @@ int main(void)
 	tcase_add_test(tc, empty_queue_gives_nothing);
 	tcase_add_test(tc, elements_leave_in_order);
 	tcase_add_test(tc, growing_a_wrapped_ring_keeps_the_order);
+	tcase_add_test(tc, a_gone_backlog_shrinks_the_ring);
 	tcase_add_test(tc, clear_forgets_everything);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
