@@ -230,6 +230,7 @@ struct correlate_iter {
 	bool records_sorted;      /* one pass: `records` is in compare_records() order */
 	int64_t onepass_frontier; /* one pass: every upstream was read up to it (own clocks) */
 	int64_t onepass_step;     /* one pass: the last commit step reached */
+	int64_t onepass_look_ahead; /* one pass: the look-ahead in force (HELD_BUDGET) */
 	int onepass_pick;         /* one pass: the upstream to read next (onepass.c) */
 	bool onepass_pick_valid;  /* ... and no upstream read on or ended since */
 	GArray *onepass_keys;     /* int64_t per upstream: how far read (onepass.c) */

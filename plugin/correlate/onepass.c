@@ -80,10 +80,10 @@
  * with more. Over the budget, a machine with a line from
  * VM_SYNC_ONLINE_MIN_EACH_WAY matches each way takes its first formula
  * without waiting for FIRST_MATCHES, and the maps are fixed nearer the
- * frontier (effective_look_ahead()). A machine with no match at all still
+ * frontier (next_look_ahead()). A machine with no match at all still
  * waits (FIRST_WAIT_MESSAGES): it has nothing to map with.
  */
-#define HELD_BUDGET (1 << 14)
+#define HELD_BUDGET (1 << 13)
 /*
  * A machine that no message pairs with the reference yet, when the sync
  * pass can take over (sync_pass_may_pair()): how long it waits for a first
@@ -220,6 +220,7 @@ bool correlate_onepass_start(struct correlate_iter *iter)
 	iter->onepass_pick_valid = false;
 	iter->onepass_keys_valid = false;
 	iter->onepass_step = INT64_MIN;
+	iter->onepass_look_ahead = iter->comp->params.look_ahead_ns;
 	if (iter->keeps_time_base) {
 		return true;
 	}
@@ -733,29 +734,35 @@ static int64_t own_time_at(const struct vm_sync_online *online, int64_t frontier
  * reference is bounded by the frontier itself (the reference's time).
  */
 /*
- * `look-ahead-ns`, or less when the messages it holds exceed HELD_BUDGET:
- * shortened in proportion, so that what is held comes back to about the
- * budget at the next steps whatever the event rate. The traces of a usual
- * rate (a few hundred thousand events per second of trace time) never
- * reach it.
+ * The look-ahead for the next step: `look-ahead-ns`, or less while the
+ * messages held exceed HELD_BUDGET. What is held grows with the look-ahead
+ * times the event rate: scaled down by budget / held, it comes back to
+ * about the budget at the next step whatever the rate. It grows back by
+ * one step per step at most (the horizon stands still meanwhile), as the
+ * messages that it will hold come in, so that it does not overshoot.
  */
-static int64_t effective_look_ahead(const struct correlate_iter *iter)
+static int64_t next_look_ahead(const struct correlate_iter *iter)
 {
-	int64_t look_ahead = iter->comp->params.look_ahead_ns;
+	int64_t max = iter->comp->params.look_ahead_ns;
+	int64_t now = iter->onepass_look_ahead;
+	int64_t floor = MIN(COMMIT_STEP_NS, max);
 	guint held = held_in_all(iter);
+	int64_t next;
 
-	if (held <= HELD_BUDGET) {
-		return look_ahead;
+	if (held > HELD_BUDGET) {
+		next = (int64_t) ((long double) now * HELD_BUDGET / held);
+	} else {
+		next = now + COMMIT_STEP_NS;
 	}
 
-	return (int64_t) ((long double) look_ahead * HELD_BUDGET / held);
+	return CLAMP(next, floor, max);
 }
 
 static int64_t own_horizon(const struct correlate_iter *iter, const struct onepass_machine *op,
 		const struct vm_sync_online *online, int64_t frontier)
 {
 	int64_t horizon = vm_time_sum(own_time_at(online, frontier),
-		-effective_look_ahead(iter));
+		-iter->onepass_look_ahead);
 
 	/*
 	 * Nothing of its own comes after its last message once its upstreams
@@ -1008,6 +1015,7 @@ static bool advance_all(struct correlate_iter *iter)
 	}
 
 	iter->onepass_step = step;
+	iter->onepass_look_ahead = next_look_ahead(iter);
 	/* The vCPU method's constraints up to the frontier, before the maps are fixed. */
 	correlate_vcpu_apply_until(iter, frontier);
 	correlate_vcpu_onepass_step(iter, frontier);
