@@ -7,7 +7,8 @@
 
 #include <inttypes.h>
 
-#include "correlate/iterator.h"
+#include "correlate/env.h"
+#include "correlate/machines.h"
 #include "sync/formula-text.h"
 
 static bool set_string(bt_trace *trace, const char *name, const char *value)
@@ -121,8 +122,14 @@ static long double largest_accuracy(const struct machine_info *info)
 	return largest;
 }
 
+/* What the summary's last line needs to know of the machines. */
+struct summary {
+	bool has_segments;   /* a machine's map has several segments */
+	bool has_unsynced;   /* a machine is left on its own clock */
+};
+
 static void log_machine(struct correlate_iter *iter, struct machine *machine,
-		GString *all_transforms)
+		GString *all_transforms, struct summary *summary)
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 
@@ -172,9 +179,9 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 	g_free(largest);
 	if (unsynced) {
 		/* Its formula is no result: nothing to pass back. */
-		iter->summary_has_unsynced = true;
+		summary->has_unsynced = true;
 	} else if (segments > 1) {
-		iter->summary_has_segments = true;
+		summary->has_segments = true;
 	} else if (transform) {
 		g_string_append_printf(all_transforms, "%s%s",
 			all_transforms->len ? "," : "", transform);
@@ -224,21 +231,21 @@ void correlate_log_summary(struct correlate_iter *iter)
 {
 	GString *all_transforms = g_string_new(NULL);
 	const char *reference = NULL;
+	struct summary summary_data = { false, false };
+	struct summary *summary = &summary_data;
 	unsigned int i;
 
-	iter->summary_has_segments = false;
-	iter->summary_has_unsynced = false;
 	for (i = 0; i < machine_table_count(iter->machines); i++) {
 		struct machine *machine = machine_table_at(iter->machines, i);
 
-		log_machine(iter, machine, all_transforms);
+		log_machine(iter, machine, all_transforms, summary);
 		if (correlate_machine_info(iter, machine)->is_reference) {
 			reference = machine->name;
 		}
 	}
 
-	if (reference && all_transforms->len > 0 && !iter->summary_has_segments &&
-			!iter->summary_has_unsynced) {
+	if (reference && all_transforms->len > 0 && !summary->has_segments &&
+			!summary->has_unsynced) {
 		CORRELATE_LOGI(iter->log_level, iter->name,
 			"To skip the synchronization next time, pass: "
 			"reference=\"%s\",transforms={%s}", reference, all_transforms->str);

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "correlate/machines.h"
 #include "correlate/formula-range.h"
 #include "sync/formula-text.h"
 
@@ -143,4 +144,28 @@ void correlate_overflow_error(struct correlate_iter *iter, const struct machine 
 		"trace's clock offset or frequency is wrong. Fix its metadata, or "
 		"shift it with src.ctf.fs's `clock-class-offset-s` parameter.",
 		machine_display_name(machine), clock_value);
+}
+
+/*
+ * A lower bound of vm_sync_formula_apply(formula, t), cheaply: the exact
+ * map works in 128-bit floating point, in software, and the bound is
+ * recomputed on every message. In double precision, slope * t + offset is
+ * within (|slope * t| + |offset|) * 2^-51 of the exact value, so the bound
+ * keeps twice that (1.5 us at today's Unix-epoch nanoseconds) plus 2 ns
+ * below it.
+ */
+int64_t correlate_formula_lower_bound(const struct vm_sync_formula *formula, int64_t t)
+{
+	double scaled = (double) formula->slope * (double) t;
+	double offset = (double) formula->offset_ns;
+	double approx = scaled + offset;
+
+	approx -= ((scaled < 0 ? -scaled : scaled) + (offset < 0 ? -offset : offset)) *
+		0x1p-50 + 2;
+	if (approx <= (double) INT64_MIN + 4096) {
+		return INT64_MIN;
+	}
+
+	/* Truncation, one more below for negative values: floor() is slow. */
+	return approx >= (double) INT64_MAX ? INT64_MAX : (int64_t) approx - 1;
 }

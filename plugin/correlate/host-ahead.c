@@ -13,8 +13,18 @@
  */
 
 #include <inttypes.h>
-#include "correlate/iterator.h"
+#include "correlate/host-ahead.h"
+#include "correlate/inputs.h"
+#include "correlate/machines.h"
 #include "correlate/sync-events.h"
+
+/* What the read-ahead keeps. */
+struct host_ahead {
+	bool started;
+	bool done;
+	bool has_start;
+	int64_t start;  /* the earliest own time read */
+};
 
 /* A lead this large (and twice the runner-up's count) decides at once. */
 #define HOST_LEAD_ENTRIES 256
@@ -100,7 +110,7 @@ static int least_read(struct correlate_iter *iter)
 static bool budget_spent(struct correlate_iter *iter, int64_t read_to)
 {
 	return iter->pending->len >= HOST_AHEAD_MESSAGES ||
-		(iter->host_ahead_has_start && read_to - iter->host_ahead_start >= HOST_AHEAD_NS);
+		(iter->host_ahead->has_start && read_to - iter->host_ahead->start >= HOST_AHEAD_NS);
 }
 
 static void note_read(struct correlate_iter *iter, struct upstream_bound *bound,
@@ -111,9 +121,9 @@ static void note_read(struct correlate_iter *iter, struct upstream_bound *bound,
 
 	if (time->has_time && (!state || state->has_clock)) {
 		bound->ahead_ns = time->ns;
-		if (!iter->host_ahead_has_start || time->ns < iter->host_ahead_start) {
-			iter->host_ahead_start = time->ns;
-			iter->host_ahead_has_start = true;
+		if (!iter->host_ahead->has_start || time->ns < iter->host_ahead->start) {
+			iter->host_ahead->start = time->ns;
+			iter->host_ahead->has_start = true;
 		}
 	}
 
@@ -168,14 +178,18 @@ bt_message_iterator_class_next_method_status correlate_read_ahead_for_host(
 {
 	int index;
 
-	if (iter->host_ahead_done) {
+	if (!iter->host_ahead) {
+		iter->host_ahead = g_new0(struct host_ahead, 1);
+	}
+
+	if (iter->host_ahead->done) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	}
 
-	if (!iter->host_ahead_started) {
-		iter->host_ahead_started = true;
+	if (!iter->host_ahead->started) {
+		iter->host_ahead->started = true;
 		if (host_is_given(iter) || kvm_declarers(iter) < 2) {
-			iter->host_ahead_done = true;
+			iter->host_ahead->done = true;
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 		}
 
@@ -208,7 +222,13 @@ bt_message_iterator_class_next_method_status correlate_read_ahead_for_host(
 		note_read(iter, bound, pending.msg, &time);
 	}
 
-	iter->host_ahead_done = true;
+	iter->host_ahead->done = true;
 	log_counts(iter);
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+void correlate_host_ahead_reset(struct correlate_iter *iter)
+{
+	g_free(iter->host_ahead);
+	iter->host_ahead = NULL;
 }

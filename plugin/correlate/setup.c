@@ -6,7 +6,9 @@
 
 #include <string.h>
 
-#include "correlate/iterator.h"
+#include "correlate/machines.h"
+#include "correlate/setup.h"
+#include "correlate/strategy.h"
 #include "model/host-rule.h"
 
 static bool check_machine_name(struct correlate_iter *iter, const char *param,
@@ -145,7 +147,8 @@ static uint64_t host_evidence(struct correlate_iter *iter, struct machine *machi
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 
-	if (iter->sync_pass_done || (iter->onepass && iter->onepass_finished)) {
+	if (iter->sync_pass_done ||
+			(correlate_reads_once(iter) && iter->state >= CORRELATE_STATE_ENDING)) {
 		return info->kvm_entries;
 	}
 
@@ -168,8 +171,8 @@ struct machine *correlate_detect_host(struct correlate_iter *iter)
 		count ? count : 1);
 	struct machine *named = iter->comp->params.host ?
 		machine_table_find_by_name(iter->machines, iter->comp->params.host) : NULL;
-	bool final = iter->sync_pass_done || (iter->onepass ? iter->onepass_finished :
-		iter->phase != PHASE_SYNC_PASS);
+	bool final = iter->sync_pass_done || (correlate_reads_once(iter) ?
+		iter->state >= CORRELATE_STATE_ENDING : iter->state != CORRELATE_STATE_SYNC_PASS);
 	struct vm_host_choice choice;
 	struct machine *host;
 	unsigned int i;

@@ -4,7 +4,7 @@
 
 #include <inttypes.h>
 
-#include "correlate/iterator.h"
+#include "correlate/machines.h"
 #include "correlate/vcpu-losses.h"
 #include "correlate/vcpu-solve.h"
 

@@ -6,7 +6,8 @@
 #include <glib.h>
 
 #include "common/event-decode.h"
-#include "correlate/iterator.h"
+#include "correlate/machines.h"
+#include "correlate/strategy.h"
 #include "correlate/vcpu-collect.h"
 #include "correlate/vcpu-collect-private.h"
 #include "correlate/vcpu-losses.h"
@@ -235,7 +236,7 @@ static void note_host_event(struct correlate_iter *iter, struct vcpu_collector *
 		return;
 	}
 
-	if (!iter->onepass) {
+	if (!correlate_reads_once(iter)) {
 		apply_host_note(iter, collector, state, &event);
 		return;
 	}
@@ -265,7 +266,7 @@ static bool vmsync_reaches(struct correlate_iter *iter, const struct machine *ma
 
 	x = iter->sync_index[reference->index];
 	y = iter->sync_index[machine->index];
-	if (!iter->onepass) {
+	if (!correlate_reads_once(iter)) {
 		return vm_sync_has_line(iter->by_vmsync, x, y);
 	}
 
@@ -327,7 +328,7 @@ static void apply_guest_event(struct correlate_iter *iter, struct machine *machi
 	 * tries of the others, for its QEMU; once none is left, nothing reads
 	 * its events any more.
 	 */
-	if (iter->onepass && iter->vcpu_collector->needing == 0) {
+	if (correlate_reads_once(iter) && iter->vcpu_collector->needing == 0) {
 		return;
 	}
 
@@ -372,7 +373,7 @@ void correlate_vcpu_note(struct correlate_iter *iter, guint upstream, const bt_m
 
 	cpu = event_decoder_cpu_id(collector->decoder,
 		bt_message_event_borrow_event_const(msg));
-	if (iter->onepass) {
+	if (correlate_reads_once(iter)) {
 		struct deferred_note *note = vm_fifo_push(deferred_queue(collector, upstream));
 
 		note->event.kind = VM_EVENT_OTHER;
@@ -400,7 +401,7 @@ void correlate_vcpu_note_loss(struct correlate_iter *iter, guint upstream,
 		return;
 	}
 
-	if (!iter->onepass) {
+	if (!correlate_reads_once(iter)) {
 		vcpu_losses_apply_loss(iter, state, machine->index, &loss);
 		return;
 	}

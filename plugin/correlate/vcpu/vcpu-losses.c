@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <glib.h>
 
-#include "correlate/iterator.h"
+#include "correlate/machines.h"
 #include "correlate/vcpu-collect-private.h"
 #include "correlate/vcpu-losses.h"
 #include "loss/gap-tracker.h"
