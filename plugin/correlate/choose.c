@@ -9,10 +9,37 @@
 #include "correlate/strategy.h"
 #include "correlate/choose.h"
 #include "correlate/machines.h"
+#include "sync/map-check.h"
 
 static bool method_allows(enum correlate_sync_method wanted, enum correlate_sync_method method)
 {
 	return wanted == CORRELATE_SYNC_AUTO || wanted == method;
+}
+
+bool correlate_refuse_map(struct correlate_iter *iter, struct machine *machine,
+		const struct vm_sync_segment *segments, unsigned int count)
+{
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	char *reason = vm_sync_map_refusal(segments, count);
+
+	if (!reason) {
+		return false;
+	}
+
+	vm_sync_map_set_formula(&info->map, &(struct vm_sync_formula) { 1.0L, 0.0L });
+	info->quality = VM_SYNC_FAIL;
+	info->accuracy = 0;
+	if (machine_warn_once(machine, WARN_NO_SYNC)) {
+		CORRELATE_LOGW(iter->log_level, iter->name,
+			"Machine `%s`: the map that the %s method gives is not adopted: %s. "
+			"Its times stay on its own clock (vm_sync_quality `fail`). Trace "
+			"more synchronization messages, or pass "
+			"transforms={%s={slope=S,offset-ns=O}}.", machine->name, info->method,
+			reason, machine->name);
+	}
+
+	g_free(reason);
+	return true;
 }
 
 /*
@@ -20,22 +47,33 @@ static bool method_allows(enum correlate_sync_method wanted, enum correlate_sync
  * the segments of its pair with the reference; the entries that describe
  * the formula then describe the first segment (SPEC "Long traces").
  */
-static void take_result(struct correlate_iter *iter, struct machine_info *info,
+static void take_result(struct correlate_iter *iter, struct machine *machine,
 		const struct vm_sync_result *result, const char *method)
 {
-	const struct vm_sync_segment *segments;
-	unsigned int count;
+	struct machine_info *info = correlate_machine_info(iter, machine);
+	struct vm_sync_segment line = { .begin = INT64_MIN, .formula = result->formula };
+	const struct vm_sync_segment *segments = &line;
+	unsigned int count = 1;
+
+	if (iter->comp->params.model == CORRELATE_MODEL_PIECEWISE && result->segments) {
+		unsigned int pieces;
+		const struct vm_sync_segment *map = vm_sync_segments_map(result->segments, &pieces);
+
+		if (pieces >= 2) {
+			segments = map;
+			count = pieces;
+		}
+	}
+
+	info->method = method;
+	if (correlate_refuse_map(iter, machine, segments, count)) {
+		return;
+	}
 
 	vm_sync_map_set_formula(&info->map, &result->formula);
 	info->quality = result->quality;
 	info->accuracy = result->accuracy;
 	info->matches = result->matches;
-	info->method = method;
-	if (iter->comp->params.model != CORRELATE_MODEL_PIECEWISE || !result->segments) {
-		return;
-	}
-
-	segments = vm_sync_segments_map(result->segments, &count);
 	if (count < 2) {
 		return;
 	}
@@ -154,16 +192,16 @@ void correlate_choose_results(struct correlate_iter *iter, const struct vm_sync_
 			by_tcp[sync_index[i]].parent >= 0 ? &by_tcp[sync_index[i]] : NULL;
 
 		if (vmsync && vmsync->quality != VM_SYNC_INCOMPLETE) {
-			take_result(iter, info, vmsync, "vmsync");
+			take_result(iter, machine, vmsync, "vmsync");
 		} else if (method_allows(wanted, CORRELATE_SYNC_VCPU) &&
 				correlate_vcpu_has_path(iter, by_vcpu, machine)) {
 			/* Also before vmsync matches that all go one way: they fit no line. */
-			take_result(iter, info, &by_vcpu->results[sync_index[i]], "vcpu");
+			take_result(iter, machine, &by_vcpu->results[sync_index[i]], "vcpu");
 		} else if (tcp && (tcp->quality != VM_SYNC_INCOMPLETE || !vmsync)) {
-			take_result(iter, info, tcp, "tcp");
+			take_result(iter, machine, tcp, "tcp");
 			correlate_warn_if_no_line(iter, machine);
 		} else if (vmsync) {
-			take_result(iter, info, vmsync, "vmsync");
+			take_result(iter, machine, vmsync, "vmsync");
 			correlate_warn_if_no_line(iter, machine);
 		} else {
 			warn_no_sync(iter, machine, reference, by_vcpu);

@@ -8,13 +8,21 @@
  */
 
 #include "correlate/context.h"
-#include "correlate/vcpu-solve.h"
+#include "correlate/vcpu/vcpu-solve.h"
 #include "sync/sync.h"
 
 /* Sets every machine's map, method and quality from the sync pass's results. */
 void correlate_choose_results(struct correlate_iter *iter, const struct vm_sync_result *by_vmsync,
 		const struct vcpu_solution *by_vcpu, const struct vm_sync_result *by_tcp,
 		const struct machine *reference, const unsigned int *sync_index);
+
+/*
+ * The last check of a synchronized map (sync/map-check.h): true when
+ * `segments` fail it; the machine then keeps its own clock (quality
+ * `fail`), with a warning that names its method (info->method) and why.
+ */
+bool correlate_refuse_map(struct correlate_iter *iter, struct machine *machine,
+		const struct vm_sync_segment *segments, unsigned int count);
 
 /*
  * Warns (once per machine) when the formula `machine` took has matches but

@@ -6,20 +6,14 @@
  * iterator's data, its log macros and warning kinds. No part's functions:
  * each part declares its own in its header (doc/correlate.md draws them).
  *
- * The message iterator of filter.vm.correlate.
- *
- * Sync pass (pass 1): read every upstream to its end, note the machines and
- * the synchronization events, solve every machine's clock against the
- * reference; then seek every upstream to its beginning.
- *
- * Merge pass: every upstream message goes into a reorder buffer keyed by
- * its converted time. A message leaves the buffer once no upstream can still
- * deliver an earlier one: each upstream's future messages are at least at
- * the converted value of its current input time (input times never go back
- * within an upstream, and formulas have positive slopes), taken over the
- * machines that upstream carries. With one upstream per source port this is
- * the muxer's merge; with one already-muxed input it is a reorder window as
- * wide as the time correction.
+ * The merge (merge.c): every upstream message goes into a reorder buffer
+ * keyed by its converted time. A message leaves the buffer once no
+ * upstream can still deliver an earlier one: each upstream's future
+ * messages are at least at the converted value of its current input time
+ * (input times never go back within an upstream, and maps increase), taken
+ * over the machines that upstream carries. With one upstream per source
+ * port this is the muxer's merge; with one already-muxed input it is a
+ * reorder window as wide as the time correction.
  */
 
 #include <stdbool.h>
@@ -31,7 +25,7 @@
 #include "common/machine.h"
 #include "correlate/component.h"
 #include "correlate/duplicate-inputs.h"
-#include "correlate/mirror.h"
+#include "correlate/mirror/mirror.h"
 #include "correlate/reorder.h"
 #include "correlate/sync-events.h"
 #include "correlate/sync-stream.h"
@@ -268,5 +262,12 @@ struct correlate_iter {
 	bool has_last_emitted;
 	int64_t last_emitted;
 };
+
+/* Where upstream `index` stands. */
+static inline struct upstream_bound *correlate_bound_at(struct correlate_iter *iter,
+		guint index)
+{
+	return &g_array_index(iter->bounds, struct upstream_bound, index);
+}
 
 #endif /* VM_CORRELATE_CONTEXT_H */

@@ -10,10 +10,6 @@
 #include "correlate/merge.h"
 #include "correlate/strategy.h"
 
-static struct upstream_bound *bound_at(struct correlate_iter *iter, guint index)
-{
-	return &g_array_index(iter->bounds, struct upstream_bound, index);
-}
 
 /* What priming read goes in first, its upstream bounds learnt again. */
 static bt_message_iterator_class_next_method_status take_pending(struct correlate_iter *iter)
@@ -22,7 +18,7 @@ static bt_message_iterator_class_next_method_status take_pending(struct correlat
 
 	for (i = 0; i < iter->bounds->len; i++) {
 		/* Learnt again, with the final formulas, as the messages go in. */
-		bound_at(iter, i)->primed = false;
+		correlate_bound_at(iter, i)->primed = false;
 	}
 
 	correlate_forget_streams(iter);
@@ -69,7 +65,7 @@ static bt_message_iterator_class_next_method_status read_next(struct correlate_i
 
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	case UPSTREAM_END:
-		bound_at(iter, index)->ended = true;
+		correlate_bound_at(iter, index)->ended = true;
 		iter->bound_valid = false;
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	default:
@@ -80,7 +76,7 @@ static bt_message_iterator_class_next_method_status read_next(struct correlate_i
 /* The lower bound the merge keeps; nothing known before its first timed message. */
 static int64_t floor_of(struct correlate_iter *iter, guint index)
 {
-	const struct upstream_bound *bound = bound_at(iter, index);
+	const struct upstream_bound *bound = correlate_bound_at(iter, index);
 
 	return bound->primed ? bound->lower_bound : INT64_MIN;
 }

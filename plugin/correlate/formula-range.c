@@ -136,6 +136,39 @@ bool correlate_convert_time(struct correlate_iter *iter, struct machine *machine
 	return false;
 }
 
+bool correlate_clock_time(void *data, const bt_clock_class *clock_class,
+		int64_t ns_from_origin, int64_t *ref_ns)
+{
+	struct correlate_iter *iter = data;
+	struct machine *machine =
+		machine_table_machine_of_clock_class(iter->machines, clock_class);
+	const struct vm_sync_formula *formula;
+	char *times;
+
+	if (!machine) {
+		const char *name = bt_clock_class_get_name(clock_class);
+
+		ITER_ERROR(iter, "Clock class `%s` belongs to no machine known to "
+			"filter.vm.correlate: cannot convert its times to the reference "
+			"time base. Check that every input trace has a `hostname` "
+			"environment entry.", name ? name : "(unnamed)");
+		return false;
+	}
+
+	formula = vm_sync_map_formula_near(&correlate_machine_info(iter, machine)->map,
+		ns_from_origin);
+	if (vm_sync_formula_apply_checked(formula, ns_from_origin, ref_ns) &&
+			*ref_ns >= CORRELATE_OUTPUT_MIN_NS) {
+		return true;
+	}
+
+	times = g_strdup_printf("its time %" PRId64 " ns from its clock's origin "
+		"to %.12Lg ns", ns_from_origin, mapped_value(formula, ns_from_origin));
+	range_error(iter, machine, times);
+	g_free(times);
+	return false;
+}
+
 void correlate_overflow_error(struct correlate_iter *iter, const struct machine *machine,
 		uint64_t clock_value)
 {

@@ -36,6 +36,14 @@ bool correlate_check_formula_spans(struct correlate_iter *iter);
 bool correlate_convert_time(struct correlate_iter *iter, struct machine *machine,
 		const struct vm_sync_prepared *prepared, int64_t ns, int64_t *converted);
 
+/*
+ * The mirror's time function (mirror.h's mirror_time_fn): the reference
+ * time of a time of `clock_class`, with the same map and the same errors
+ * as correlate_convert_time().
+ */
+bool correlate_clock_time(void *data, const bt_clock_class *clock_class,
+		int64_t ns_from_origin, int64_t *ref_ns);
+
 /* A time whose ns from origin overflow: an error cause naming the machine. */
 void correlate_overflow_error(struct correlate_iter *iter, const struct machine *machine,
 		uint64_t clock_value);

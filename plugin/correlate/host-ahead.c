@@ -17,6 +17,7 @@
 #include "correlate/inputs.h"
 #include "correlate/machines.h"
 #include "correlate/sync-events.h"
+#include "sync/read-once-policy.h"
 
 /* What the read-ahead keeps. */
 struct host_ahead {
@@ -28,9 +29,7 @@ struct host_ahead {
 
 /* A lead this large (and twice the runner-up's count) decides at once. */
 #define HOST_LEAD_ENTRIES 256
-/* Budgets of the read-ahead: trace time past the first time read, messages held. */
-#define HOST_AHEAD_NS INT64_C(1000000000)
-#define HOST_AHEAD_MESSAGES 65536
+/* Its budgets (trace time past the first time read, messages held): sync/read-once-policy.h. */
 
 static bool is_kvm_entry(const bt_message *msg, const struct msg_time *time)
 {
@@ -95,11 +94,10 @@ static int least_read(struct correlate_iter *iter)
 	int least = -1;
 
 	for (guint i = 0; i < iter->bounds->len; i++) {
-		const struct upstream_bound *bound =
-			&g_array_index(iter->bounds, struct upstream_bound, i);
+		const struct upstream_bound *bound = correlate_bound_at(iter, i);
 
 		if (!bound->ended && (least < 0 || bound->ahead_ns <
-				g_array_index(iter->bounds, struct upstream_bound, least).ahead_ns)) {
+				correlate_bound_at(iter, least)->ahead_ns)) {
 			least = (int) i;
 		}
 	}
@@ -109,8 +107,8 @@ static int least_read(struct correlate_iter *iter)
 
 static bool budget_spent(struct correlate_iter *iter, int64_t read_to)
 {
-	return iter->pending->len >= HOST_AHEAD_MESSAGES ||
-		(iter->host_ahead->has_start && read_to - iter->host_ahead->start >= HOST_AHEAD_NS);
+	return vm_sync_host_ahead_spent(iter->pending->len, iter->host_ahead->has_start ?
+		read_to - iter->host_ahead->start : 0);
 }
 
 static void note_read(struct correlate_iter *iter, struct upstream_bound *bound,
@@ -136,7 +134,7 @@ static void note_read(struct correlate_iter *iter, struct upstream_bound *bound,
 static void start(struct correlate_iter *iter)
 {
 	for (guint i = 0; i < iter->bounds->len; i++) {
-		g_array_index(iter->bounds, struct upstream_bound, i).ahead_ns = INT64_MIN;
+		correlate_bound_at(iter, i)->ahead_ns = INT64_MIN;
 	}
 
 	for (guint i = 0; i < iter->pending->len; i++) {
@@ -145,8 +143,7 @@ static void start(struct correlate_iter *iter)
 		struct msg_time time;
 
 		msg_time_get(pending->msg, &time);
-		note_read(iter, &g_array_index(iter->bounds, struct upstream_bound,
-			pending->upstream), pending->msg, &time);
+		note_read(iter, correlate_bound_at(iter, pending->upstream), pending->msg, &time);
 	}
 }
 

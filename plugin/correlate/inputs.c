@@ -10,10 +10,6 @@
 #include "correlate/inputs.h"
 #include "correlate/machines.h"
 
-static struct upstream_bound *bound_at(struct correlate_iter *iter, guint index)
-{
-	return &g_array_index(iter->bounds, struct upstream_bound, index);
-}
 
 static void warn_repaired(struct correlate_iter *iter, const bt_message *msg)
 {
@@ -111,7 +107,7 @@ bt_message_iterator_class_next_method_status correlate_inputs_prime(struct corre
 	guint i;
 
 	for (i = 0; i < iter->upstreams->len; i++) {
-		struct upstream_bound *bound = bound_at(iter, i);
+		struct upstream_bound *bound = correlate_bound_at(iter, i);
 		bool settling = !bound->primed;
 		int64_t first = INT64_MIN;
 
@@ -247,8 +243,7 @@ static int64_t scan_bounds(struct correlate_iter *iter, int *earliest)
 
 	*earliest = -1;
 	for (guint i = 0; i < iter->bounds->len; i++) {
-		const struct upstream_bound *bound =
-			&g_array_index(iter->bounds, struct upstream_bound, i);
+		const struct upstream_bound *bound = correlate_bound_at(iter, i);
 		int64_t read = read_key(bound);
 
 		if (!bound->ended && (*earliest < 0 || read < earliest_ns)) {
@@ -271,7 +266,7 @@ int64_t correlate_inputs_least_read(struct correlate_iter *iter)
 		g_array_set_size(iter->read_keys, iter->bounds->len);
 		for (guint i = 0; i < iter->bounds->len; i++) {
 			g_array_index(iter->read_keys, int64_t, i) =
-				read_key(&g_array_index(iter->bounds, struct upstream_bound, i));
+				read_key(correlate_bound_at(iter, i));
 		}
 
 		iter->read_keys_valid = true;
@@ -309,13 +304,13 @@ void correlate_inputs_read_on(struct correlate_iter *iter, guint index)
 {
 	if (iter->read_keys_valid) {
 		g_array_index(iter->read_keys, int64_t, index) =
-			read_key(&g_array_index(iter->bounds, struct upstream_bound, index));
+			read_key(correlate_bound_at(iter, index));
 	}
 }
 
 void correlate_inputs_ended(struct correlate_iter *iter, guint index)
 {
-	g_array_index(iter->bounds, struct upstream_bound, index).ended = true;
+	correlate_bound_at(iter, index)->ended = true;
 	if (iter->read_keys_valid) {
 		g_array_index(iter->read_keys, int64_t, index) = INT64_MAX;
 	}

@@ -1,6 +1,7 @@
 /*
- * filter.vm.correlate, the message iterator: creation of the upstream
- * iterators, dispatch between the sync pass and the merge, seeking.
+ * filter.vm.correlate, the message iterator's babeltrace2 methods: it
+ * creates and owns every part (doc/correlate.md), the driver (drive.c)
+ * runs them, and a seek to the beginning resets them in one place.
  */
 
 #include <inttypes.h>
@@ -9,25 +10,12 @@
 #include "correlate/correlate.h"
 #include "correlate/drive.h"
 #include "correlate/env.h"
+#include "correlate/formula-range.h"
 #include "correlate/inputs.h"
 #include "correlate/machines.h"
-#include "correlate/read-once.h"
+#include "correlate/read-once/read-once.h"
 #include "correlate/strategy.h"
 #include "correlate/two-pass.h"
-
-static const struct vm_sync_map *map_of_clock_class(void *data,
-		const bt_clock_class *clock_class)
-{
-	struct correlate_iter *iter = data;
-	struct machine *machine =
-		machine_table_machine_of_clock_class(iter->machines, clock_class);
-
-	if (!machine) {
-		return NULL;
-	}
-
-	return &correlate_machine_info(iter, machine)->map;
-}
 
 static void iter_destroy(struct correlate_iter *iter)
 {
@@ -146,7 +134,7 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 	}
 
 	iter->mirror = mirror_create(self_msg_iter, self_comp, iter->log_level,
-		map_of_clock_class, correlate_trace_created, iter);
+		correlate_clock_time, correlate_trace_created, iter);
 	if (!iter->mirror) {
 		ITER_ERROR(iter, "Cannot create the output trace mirror.");
 		goto error;

@@ -143,8 +143,7 @@ void correlate_forget_streams(struct correlate_iter *iter)
 	guint i;
 
 	for (i = 0; i < iter->bounds->len; i++) {
-		struct upstream_bound *bound =
-			&g_array_index(iter->bounds, struct upstream_bound, i);
+		struct upstream_bound *bound = correlate_bound_at(iter, i);
 
 		bound->cached_stream = NULL;
 		bound->cached_state = NULL;

@@ -12,10 +12,6 @@
 #include "correlate/merge.h"
 #include "correlate/strategy.h"
 
-static struct upstream_bound *bound_at(struct correlate_iter *iter, guint index)
-{
-	return &g_array_index(iter->bounds, struct upstream_bound, index);
-}
 
 static void put_pending(struct correlate_iter *iter)
 {
@@ -35,7 +31,7 @@ void correlate_merge_reset(struct correlate_iter *iter)
 	put_pending(iter);
 	reorder_clear(iter->reorder);
 	for (i = 0; i < iter->bounds->len; i++) {
-		struct upstream_bound *bound = bound_at(iter, i);
+		struct upstream_bound *bound = correlate_bound_at(iter, i);
 
 		bound->ended = false;
 		bound->primed = false;
@@ -69,7 +65,7 @@ static bool carries(const struct upstream_bound *bound, const struct machine *ma
  */
 static void set_lower_bound(struct correlate_iter *iter, guint index, int64_t lower_bound)
 {
-	bound_at(iter, index)->lower_bound = lower_bound;
+	correlate_bound_at(iter, index)->lower_bound = lower_bound;
 	if (iter->bound_valid && iter->limiting == (int) index &&
 			lower_bound < iter->other_bound) {
 		iter->bound = lower_bound;
@@ -94,7 +90,7 @@ static int64_t machine_lower_bound(struct correlate_iter *iter, struct machine *
 /* The smallest converted time the upstream's future messages can have. */
 static void update_lower_bound(struct correlate_iter *iter, guint index)
 {
-	struct upstream_bound *bound = bound_at(iter, index);
+	struct upstream_bound *bound = correlate_bound_at(iter, index);
 	int64_t lowest = INT64_MAX;
 	unsigned int i;
 
@@ -134,7 +130,7 @@ static void update_lower_bound(struct correlate_iter *iter, guint index)
 static void carry_machine(struct correlate_iter *iter, guint index,
 		const struct machine *machine)
 {
-	struct upstream_bound *bound = bound_at(iter, index);
+	struct upstream_bound *bound = correlate_bound_at(iter, index);
 
 	if (carries(bound, machine)) {
 		return;
@@ -193,7 +189,7 @@ static const struct vm_sync_prepared *prepared_formula(struct machine_info *info
 static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 		const bt_message *msg, const struct msg_time *time, struct reorder_entry *entry)
 {
-	struct upstream_bound *bound = bound_at(iter, upstream_index);
+	struct upstream_bound *bound = correlate_bound_at(iter, upstream_index);
 	struct stream_state *state;
 	struct machine *machine = correlate_message_machine(iter, bound, msg, time, &state);
 	bool clocked = machine && machine->has_clock && (!state || state->has_clock);
@@ -319,7 +315,7 @@ void correlate_merge_compute_bound(struct correlate_iter *iter)
 		bool take;
 		int64_t demoted;
 
-		if (bound_at(iter, i)->ended) {
+		if (correlate_bound_at(iter, i)->ended) {
 			continue;
 		}
 

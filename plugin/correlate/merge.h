@@ -9,7 +9,7 @@
  */
 
 #include "correlate/context.h"
-#include "correlate/mirror.h"
+#include "correlate/mirror/mirror.h"
 
 /* Into the reorder buffer, which then owns `msg`; false: the caller keeps it. */
 bool correlate_push(struct correlate_iter *iter, guint upstream_index, const bt_message *msg,

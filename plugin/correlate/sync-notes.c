@@ -11,49 +11,28 @@
 #include "correlate/setup.h"
 #include "correlate/strategy.h"
 #include "correlate/sync-notes.h"
-#include "correlate/vcpu-collect.h"
+#include "correlate/vcpu/vcpu-collect.h"
+#include "sync/feed-order.h"
 
-static int compare_keys(const struct vm_sync_key *a, const struct vm_sync_key *b)
+/* The sync library's event of a record. */
+static struct vm_sync_feed_event feed_event(const struct sync_record *record)
 {
-	if (a->a != b->a) {
-		return a->a < b->a ? -1 : 1;
-	}
-
-	if (a->b != b->b) {
-		return a->b < b->b ? -1 : 1;
-	}
-
-	return a->c < b->c ? -1 : a->c > b->c;
+	return (struct vm_sync_feed_event) {
+		.ts = record->ts,
+		.machine = record->machine->name,
+		.protocol = record->message.protocol,
+		.role = record->message.role,
+		.key = record->message.key,
+	};
 }
 
-/*
- * Time order, then an order that does not depend on how the graph is
- * built, so "the first unmatched event of a key" is always the same one.
- */
+/* The feed order of sync/feed-order.h: the same whatever the graph. */
 static gint compare_records(gconstpointer pa, gconstpointer pb)
 {
-	const struct sync_record *a = pa;
-	const struct sync_record *b = pb;
-	int diff;
+	struct vm_sync_feed_event a = feed_event(pa);
+	struct vm_sync_feed_event b = feed_event(pb);
 
-	if (a->ts != b->ts) {
-		return a->ts < b->ts ? -1 : 1;
-	}
-
-	diff = strcmp(a->machine->name, b->machine->name);
-	if (diff) {
-		return diff;
-	}
-
-	if (a->message.protocol != b->message.protocol) {
-		return a->message.protocol < b->message.protocol ? -1 : 1;
-	}
-
-	if (a->message.role != b->message.role) {
-		return a->message.role < b->message.role ? -1 : 1;
-	}
-
-	return compare_keys(&a->message.key, &b->message.key);
+	return vm_sync_feed_compare(&a, &b);
 }
 
 /*
@@ -255,7 +234,7 @@ void correlate_sync_note(struct correlate_iter *iter, guint upstream_index,
 		return;
 	}
 
-	bound = &g_array_index(iter->bounds, struct upstream_bound, upstream_index);
+	bound = correlate_bound_at(iter, upstream_index);
 	state = correlate_upstream_stream_state(iter, bound, time->stream);
 	if (time->has_time) {
 		note_span(state->info, time->ns);

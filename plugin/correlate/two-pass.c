@@ -22,8 +22,8 @@
 #include "correlate/setup.h"
 #include "correlate/sync-notes.h"
 #include "correlate/two-pass.h"
-#include "correlate/vcpu-collect.h"
-#include "correlate/vcpu-solve.h"
+#include "correlate/vcpu/vcpu-collect.h"
+#include "correlate/vcpu/vcpu-solve.h"
 #include "sync/segments.h"
 
 

@@ -6,7 +6,7 @@
 
 #include <inttypes.h>
 
-#include "mirror-internal.h"
+#include "correlate/mirror/mirror-internal.h"
 
 static const bt_field_class *scope_root(const struct mirror_fc_scope *scope,
 		bt_field_path_scope root)

@@ -5,7 +5,7 @@
 
 #include <inttypes.h>
 
-#include "mirror-internal.h"
+#include "correlate/mirror/mirror-internal.h"
 
 /*
  * By length: the length is the string. src.ctf.fs 2.0.4 decodes a string

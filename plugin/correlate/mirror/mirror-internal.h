@@ -12,7 +12,7 @@
 #include <glib.h>
 
 #include "common/address-hash.h"
-#include "mirror.h"
+#include "correlate/mirror/mirror.h"
 #include "util/arena.h"
 
 /*
@@ -65,7 +65,7 @@ struct mirror {
 	bt_self_message_iterator *self_msg_iter;
 	bt_self_component *self_comp;
 	bt_logging_level log_level;
-	mirror_formula_fn formula_fn;
+	mirror_time_fn time_fn;
 	mirror_trace_created_fn created_fn;
 	void *data;
 
@@ -88,8 +88,6 @@ struct mirror {
 	 * selector field class of a dynamic array, option or variant.
 	 */
 	GHashTable *field_classes;
-	/* Upstream clock class -> formula (NULL: no known machine). */
-	struct mirror_map formulas;
 	/*
 	 * Upstream event class -> struct mirror_park_plans, and the buffer a
 	 * record is written in (mirror-parked.c).

@@ -5,7 +5,7 @@
 
 #include <inttypes.h>
 
-#include "mirror-internal.h"
+#include "correlate/mirror/mirror-internal.h"
 
 /* A new output packet, the mirror of `in`, now open in `stream`. */
 static bt_packet *open_output_packet(struct mirror *mirror,

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "correlate/machines.h"
-#include "correlate/vcpu-onepass.h"
-#include "correlate/read-once-private.h"
+#include "correlate/vcpu/vcpu-onepass.h"
+#include "correlate/read-once/read-once-private.h"
 
 static const char *reference_name(struct correlate_iter *iter)
 {
@@ -54,7 +54,7 @@ static char *read_once_unsynchronized_reason(struct correlate_iter *iter, const 
 			" s after its first event, or while %d messages waited",
 			method == CORRELATE_SYNC_VMSYNC ? "vmsync" :
 				method == CORRELATE_SYNC_TCP ? "TCP" : "vmsync or TCP",
-			FIRST_WAIT_NS / 1000000000, FIRST_WAIT_MESSAGES);
+			VM_SYNC_FIRST_WAIT_NS / 1000000000, VM_SYNC_FIRST_WAIT_MESSAGES);
 	if (op->vcpu_tried && op->vcpu_fit.status != VM_VCPU_FIT_OK) {
 		/* The vCPU method was tried too: why it did not fit. */
 		vcpu_reason = correlate_vcpu_onepass_failure(iter, machine, &op->vcpu_fit);

@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "correlate/machines.h"
-#include "correlate/vcpu-collect.h"
-#include "correlate/vcpu-onepass.h"
+#include "correlate/vcpu/vcpu-collect.h"
+#include "correlate/vcpu/vcpu-onepass.h"
 #include "correlate/strategy.h"
 #include "correlate/choose.h"
 #include "correlate/formula-range.h"
 #include "util/time-span.h"
-#include "correlate/read-once-private.h"
+#include "correlate/read-once/read-once-private.h"
 
 /* The map of `op`'s pair with the reference (first in the sync order) in `sync`. */
 static struct vm_sync_online *pair_with_reference(struct correlate_iter *iter,
@@ -155,7 +155,7 @@ static bool tcp_ready(struct correlate_iter *iter, const struct read_once_machin
 	struct vm_sync_online *by_tcp = pair_with_reference(iter, iter->by_tcp, op);
 
 	return iter->comp->params.sync == CORRELATE_SYNC_AUTO && by_tcp &&
-		vm_sync_online_fewest_each_way(by_tcp) >= FIRST_MATCHES;
+		vm_sync_online_fewest_each_way(by_tcp) >= VM_SYNC_FIRST_MATCHES;
 }
 
 /*
@@ -191,12 +191,9 @@ static bool vcpu_due(struct correlate_iter *iter, struct read_once_machine *op, 
 	 * or TCP matches ready (a machine that is no guest at all, say).
 	 */
 	bool other = read_once_sync_pass_may_pair(iter, op) || tcp_ready(iter, op);
-	/* The memory budget of a first formula holds in any case. */
-	bool budget = span >= (other ? VCPU_SEEK_BUDGET_NS : FIRST_WAIT_NS) ||
-		(other && notes >= VCPU_SEEK_BUDGET_MESSAGES) ||
-		held_in_all(iter) >= FIRST_WAIT_MESSAGES;
+	bool budget = vm_sync_vcpu_budget_spent(span, notes, held_in_all(iter), other);
 
-	if (span < op->next_try_span && notes < op->next_try_notes && !budget) {
+	if (!vm_sync_vcpu_try_due(&op->vcpu_tries, span, notes, budget)) {
 		return false;
 	}
 
@@ -205,9 +202,7 @@ static bool vcpu_due(struct correlate_iter *iter, struct read_once_machine *op, 
 		return true;
 	}
 
-	op->next_try_span = span * 2 > VCPU_FIRST_TRY_NS ? span * 2 : VCPU_FIRST_TRY_NS;
-	op->next_try_notes = notes * 2 > VCPU_FIRST_TRY_MESSAGES ? notes * 2 :
-		VCPU_FIRST_TRY_MESSAGES;
+	vm_sync_vcpu_tries_failed(&op->vcpu_tries, span, notes);
 	op->vcpu_given_up = budget;
 	return budget;
 }
@@ -218,6 +213,7 @@ bool read_once_first_formula_due(struct correlate_iter *iter, struct read_once_m
 	const char *method;
 	struct vm_sync_online *online;
 	int64_t waited = own_span(op, frontier);
+	struct vm_sync_wait wait = { waited, held_in_all(iter) };
 
 	if (read_once_waits_for_vcpu(iter, op)) {
 		return vcpu_due(iter, op, frontier);
@@ -233,8 +229,8 @@ bool read_once_first_formula_due(struct correlate_iter *iter, struct read_once_m
 		return true;
 	}
 
-	if (!online && read_once_sync_pass_may_pair(iter, op) && (waited >= NO_MATCH_WAIT_NS ||
-			held_in_all(iter) >= NO_MATCH_WAIT_MESSAGES)) {
+	if (!online && read_once_sync_pass_may_pair(iter, op) &&
+			vm_sync_no_match_wait_spent(&wait)) {
 		/*
 		 * Declared, never matched (kernel traces declare the network
 		 * events whether or not the machines talk): the sync pass will
@@ -243,7 +239,7 @@ bool read_once_first_formula_due(struct correlate_iter *iter, struct read_once_m
 		return true;
 	}
 
-	if (online && vm_sync_online_fewest_each_way(online) >= FIRST_MATCHES) {
+	if (online && vm_sync_online_fewest_each_way(online) >= VM_SYNC_FIRST_MATCHES) {
 		/*
 		 * The first formula maps everything before it too: its line
 		 * must be known at the first message about as well as at the
@@ -251,19 +247,15 @@ bool read_once_first_formula_due(struct correlate_iter *iter, struct read_once_m
 		 */
 		long double spread = vm_sync_online_width_at(online,
 			frontier - iter->comp->params.look_ahead_ns);
-		long double limit = 2 * spread + FIRST_WIDTH_SLACK_NS;
+		long double limit = vm_sync_first_width_limit(spread);
 
-		if (limit > FIRST_WIDTH_MAX_NS) {
-			limit = FIRST_WIDTH_MAX_NS;
-		}
-
-		if (waited >= SETTLE_MAX_NS || vm_sync_online_settled(online, op->first_read,
+		if (waited >= VM_SYNC_SETTLE_MAX_NS || vm_sync_online_settled(online, op->first_read,
 				limit)) {
 			return true;
 		}
 	}
 
-	return waited >= FIRST_WAIT_NS || held_in_all(iter) >= FIRST_WAIT_MESSAGES;
+	return vm_sync_first_wait_spent(&wait);
 }
 
 /*
@@ -372,9 +364,16 @@ bool read_once_decide(struct correlate_iter *iter, struct read_once_machine *op,
 		vm_sync_online_commit(online, read_once_own_horizon(iter, op, online, frontier));
 	}
 
-	vm_sync_map_set_online(&info->map, online);
-	first = &vm_sync_online_map(online, &count)[0];
+	first = vm_sync_online_map(online, &count);
 	info->method = method;
+	if (correlate_refuse_map(iter, op->machine, first, count)) {
+		/* Not adopted: it goes on as a machine without a map. */
+		op->online = NULL;
+		correlate_vcpu_guest_done(iter, op->machine, false);
+		return true;
+	}
+
+	vm_sync_map_set_online(&info->map, online);
 	info->quality = first->quality;
 	info->accuracy = first->accuracy;
 	info->matches = first->matches;

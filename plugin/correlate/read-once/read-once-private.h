@@ -9,49 +9,8 @@
 
 #include "correlate/context.h"
 #include "sync/online.h"
+#include "sync/read-once-policy.h"
 #include "util/fifo.h"
-
-#define FIRST_MATCHES 64
-/* The first formula's line at the first message: within twice its spread at the horizon. */
-#define FIRST_WIDTH_SLACK_NS 200.0L
-/*
- * ... and within 1 us in any case: the first formula maps back to the first
- * message, and matches a millisecond or more apart (TCP) leave the line of
- * the first fraction of a second wide there (up to 0.8 us off the truth).
- */
-#define FIRST_WIDTH_MAX_NS 1000.0L
-#define SETTLE_MAX_NS INT64_C(1000000000)
-/*
- * Budgets of the wait for the first formula: held messages (all machines,
- * the reorder buffer's too: memory, about 170 bytes each for kernel
- * events parked as records) and trace time since the machine's first
- * event. Until it has a formula, nothing of the machine's can be put on
- * the reference's time: the wait only ends early when memory says so.
- */
-#define FIRST_WAIT_NS (INT64_C(30) * 1000000000)
-#define FIRST_WAIT_MESSAGES (1 << 20)
-/*
- * A machine that no message pairs with the reference yet, when the sync
- * pass can take over (read_once_sync_pass_may_pair()): how long it waits for a first
- * match before the sync pass does.
- */
-#define NO_MATCH_WAIT_NS INT64_C(1000000000)
-#define NO_MATCH_WAIT_MESSAGES (1 << 16)
-/*
- * The vCPU method (vcpu-onepass.c) aligns a guest on what was read when its
- * events span VCPU_FIRST_TRY_NS, or when the collection has read
- * VCPU_FIRST_TRY_MESSAGES events (host and guests), and again on twice as
- * much each time it does not fit (too little activity yet). When the sync
- * pass can take over, or TCP matches are ready, they do after
- * VCPU_SEEK_BUDGET_*: the whole trace may fit where its beginning does not,
- * and a machine with TCP matches may be no guest at all.
- */
-#define VCPU_FIRST_TRY_NS INT64_C(250000000)
-#define VCPU_FIRST_TRY_MESSAGES (1 << 16)
-#define VCPU_SEEK_BUDGET_NS (INT64_C(4) * 1000000000)
-#define VCPU_SEEK_BUDGET_MESSAGES (1 << 18)
-/* The maps are fixed every millisecond of the frontier. */
-#define COMMIT_STEP_NS INT64_C(1000000)
 
 /* A message held until its machine's map is fixed at its own time. */
 struct held_message {
@@ -74,8 +33,7 @@ struct read_once_machine {
 	int64_t first_event;             /* own time of its first event read */
 	unsigned int announced;          /* segments told as vm:sync events */
 	/* The vCPU method: when to try next, and how the last try went. */
-	int64_t next_try_span;
-	uint64_t next_try_notes;
+	struct vm_sync_vcpu_tries vcpu_tries;
 	bool vcpu_tried;
 	bool vcpu_given_up;
 	struct vm_vcpu_fit vcpu_fit;
@@ -91,6 +49,10 @@ static inline struct vm_fifo *held_queue(const struct read_once_machine *op, gui
 {
 	return &g_array_index(op->held, struct vm_fifo, upstream);
 }
+
+/* read-once-floor.c: strategy.h's floor and held_floor. */
+int64_t read_once_floor(struct correlate_iter *iter, guint index);
+bool read_once_held_floor(struct correlate_iter *iter, int64_t *floor);
 
 /* read-once-decide.c */
 bool read_once_waits_for_vcpu(struct correlate_iter *iter, const struct read_once_machine *op);

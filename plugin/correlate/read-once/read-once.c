@@ -8,17 +8,17 @@
  * upstream (each upstream's times never go back), until its map is fixed
  * at their time:
  *
- * - its first formula waits for FIRST_MATCHES matches each way, with the
+ * - its first formula waits for VM_SYNC_FIRST_MATCHES matches each way, with the
  *   best line known at its first message about as well as at the horizon
  *   (else it waits for more, up to SETTLE_MAX_NS); a budget of held
  *   messages or of trace time since its first event ends the wait
- *   (FIRST_WAIT_*) with what it has, and an input read whole gives exactly
+ *   (VM_SYNC_FIRST_WAIT_*) with what it has, and an input read whole gives exactly
  *   the linear result (Trace Compass's pair does: its first matches come
  *   14 s and 120,000 messages after its first events); a machine that
  *   cannot be paired at all (it or the reference declares no vmsync or TCP
  *   event) does not wait;
  * - then its map is fixed up to `look-ahead-ns` behind the frontier (in
- *   its own clock: read_once_own_horizon()), at every COMMIT_STEP_NS of it, and what
+ *   its own clock: read_once_own_horizon()), at every VM_SYNC_COMMIT_STEP_NS of it, and what
  *   waits up to there leaves for the reorder buffer: the messages are held
  *   for the look-ahead only.
  *
@@ -50,42 +50,25 @@
 #include "correlate/inputs.h"
 #include "correlate/machines.h"
 #include "correlate/merge.h"
-#include "correlate/read-once-private.h"
-#include "correlate/read-once.h"
+#include "correlate/read-once/read-once-private.h"
+#include "correlate/read-once/read-once.h"
 #include "correlate/setup.h"
 #include "correlate/strategy.h"
 #include "correlate/env.h"
 #include "correlate/choose.h"
 #include "correlate/sync-notes.h"
 #include "correlate/sync-stream-queue.h"
-#include "correlate/vcpu-collect.h"
-#include "correlate/vcpu-onepass.h"
+#include "correlate/vcpu/vcpu-collect.h"
+#include "correlate/vcpu/vcpu-onepass.h"
 #include "util/time-span.h"
 
-
-/* Own time of its oldest held message (INT64_MAX: none). */
-static int64_t oldest_held(const struct read_once_machine *op)
-{
-	int64_t oldest = INT64_MAX;
-
-	for (guint i = 0; i < op->held->len; i++) {
-		const struct held_message *head = vm_fifo_peek(held_queue(op, i));
-
-		if (head && head->time < oldest) {
-			oldest = head->time;
-		}
-	}
-
-	return oldest;
-}
 
 static struct read_once_machine *read_once_machine_create(struct machine *machine, guint upstreams)
 {
 	struct read_once_machine *op = g_new0(struct read_once_machine, 1);
 
 	op->machine = machine;
-	op->next_try_span = VCPU_FIRST_TRY_NS;
-	op->next_try_notes = VCPU_FIRST_TRY_MESSAGES;
+	vm_sync_vcpu_tries_init(&op->vcpu_tries);
 	op->held = g_array_sized_new(FALSE, FALSE, sizeof(struct vm_fifo), upstreams);
 	g_array_set_size(op->held, upstreams);
 	for (guint i = 0; i < upstreams; i++) {
@@ -287,7 +270,7 @@ static bool advance_all(struct correlate_iter *iter)
 
 	iter->read_once->frontier = frontier;
 	correlate_sync_feed_until(iter, frontier);
-	step = frontier / COMMIT_STEP_NS;
+	step = frontier / VM_SYNC_COMMIT_STEP_NS;
 	if (step == iter->read_once->step) {
 		return true;
 	}
@@ -300,7 +283,7 @@ static bool advance_all(struct correlate_iter *iter)
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
 
 		/* At the step's time, whatever the frontier's exact value. */
-		if (info->read_once && !advance(iter, info->read_once, step * COMMIT_STEP_NS)) {
+		if (info->read_once && !advance(iter, info->read_once, step * VM_SYNC_COMMIT_STEP_NS)) {
 			return false;
 		}
 	}
@@ -331,7 +314,7 @@ static bt_message_iterator_class_next_method_status take(
 		struct correlate_iter *iter, guint index, const bt_message *msg,
 		const struct msg_time *time)
 {
-	struct upstream_bound *bound = &g_array_index(iter->bounds, struct upstream_bound, index);
+	struct upstream_bound *bound = correlate_bound_at(iter, index);
 	struct stream_state *state;
 	struct machine *machine = correlate_message_machine(iter, bound, msg, time, &state);
 	struct read_once_machine *op = read_once_of(iter, machine);
@@ -392,83 +375,6 @@ static bt_message_iterator_class_next_method_status take(
 
 	return advance_all(iter) ? BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK :
 		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-}
-
-/*
- * The least reference time a machine's messages read from now on (own
- * times from `t`) or waiting can map to: its map at its horizon, which
- * they are all after, or nothing before its first formula.
- */
-static int64_t machine_floor(struct correlate_iter *iter, struct machine *machine, int64_t t)
-{
-	struct machine_info *info = correlate_machine_info(iter, machine);
-	struct read_once_machine *op = info->read_once;
-
-	if (!machine->has_clock) {
-		return INT64_MAX;
-	}
-
-	if (op && !op->decided) {
-		return INT64_MIN;
-	}
-
-	if (op && t > read_once_horizon(op)) {
-		t = read_once_horizon(op);
-	}
-
-	return correlate_formula_lower_bound(vm_sync_map_formula_at(&info->map, t), t);
-}
-
-static int64_t upstream_floor(struct correlate_iter *iter, const struct upstream_bound *bound)
-{
-	int64_t lowest = INT64_MAX;
-
-	if (!bound->primed) {
-		return INT64_MIN;
-	}
-
-	for (unsigned int i = 0; i < machine_table_count(iter->machines); i++) {
-		struct machine *machine = machine_table_at(iter->machines, i);
-		int64_t floor;
-
-		if (!bound->many_machines && (machine->index >= 64 ||
-				!(bound->machines & (UINT64_C(1) << machine->index)))) {
-			continue;
-		}
-
-		floor = machine_floor(iter, machine, bound->input_ns);
-		lowest = floor < lowest ? floor : lowest;
-	}
-
-	return lowest;
-}
-
-static int64_t floor_of(struct correlate_iter *iter, guint index)
-{
-	return upstream_floor(iter, &g_array_index(iter->bounds, struct upstream_bound, index));
-}
-
-/* The least floor of the machines' held messages; nothing before a first formula. */
-static bool held_floor(struct correlate_iter *iter, int64_t *floor)
-{
-	bool holds = false;
-
-	*floor = INT64_MAX;
-	for (guint i = 0; i < iter->infos->len; i++) {
-		struct machine_info *info = g_ptr_array_index(iter->infos, i);
-		struct read_once_machine *op = info->read_once;
-		int64_t held;
-
-		if (!op || op->held_count == 0) {
-			continue;
-		}
-
-		holds = true;
-		held = !op->decided ? INT64_MIN : machine_floor(iter, op->machine, oldest_held(op));
-		*floor = held < *floor ? held : *floor;
-	}
-
-	return holds;
 }
 
 /*
@@ -569,7 +475,7 @@ static bt_message_iterator_class_next_method_status start(struct correlate_iter 
 
 	for (i = 0; i < iter->bounds->len; i++) {
 		/* Learnt again as the messages go in. */
-		g_array_index(iter->bounds, struct upstream_bound, i).primed = false;
+		correlate_bound_at(iter, i)->primed = false;
 	}
 
 	correlate_forget_streams(iter);
@@ -623,8 +529,8 @@ const struct correlate_strategy correlate_read_once = {
 	.merge_keeps_bounds = false,
 	.start = start,
 	.read = read_next,
-	.floor = floor_of,
-	.held_floor = held_floor,
+	.floor = read_once_floor,
+	.held_floor = read_once_held_floor,
 	.finish = finish,
 	.reset = reset,
 };

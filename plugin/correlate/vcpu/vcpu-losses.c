@@ -6,8 +6,8 @@
 #include <glib.h>
 
 #include "correlate/machines.h"
-#include "correlate/vcpu-collect-private.h"
-#include "correlate/vcpu-losses.h"
+#include "correlate/vcpu/vcpu-collect-private.h"
+#include "correlate/vcpu/vcpu-losses.h"
 #include "loss/gap-tracker.h"
 #include "util/time-span.h"
 

@@ -6,11 +6,11 @@
 
 #include "correlate/machines.h"
 #include "correlate/strategy.h"
-#include "correlate/vcpu-collect.h"
-#include "correlate/vcpu-collect-private.h"
-#include "correlate/vcpu-losses.h"
-#include "correlate/vcpu-onepass.h"
-#include "correlate/vcpu-solve.h"
+#include "correlate/vcpu/vcpu-collect.h"
+#include "correlate/vcpu/vcpu-collect-private.h"
+#include "correlate/vcpu/vcpu-losses.h"
+#include "correlate/vcpu/vcpu-onepass.h"
+#include "correlate/vcpu/vcpu-solve.h"
 #include "sync/online.h"
 #include "sync/vcpu-follow.h"
 
