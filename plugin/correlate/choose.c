@@ -30,12 +30,15 @@ bool correlate_refuse_map(struct correlate_iter *iter, struct machine *machine,
 	info->quality = VM_SYNC_FAIL;
 	info->accuracy = 0;
 	if (machine_warn_once(machine, WARN_NO_SYNC)) {
+		char *param = machine_param_name(iter->machines, machine);
+
 		CORRELATE_LOGW(iter->log_level, iter->name,
 			"Machine `%s`: the map that the %s method gives is not adopted: %s. "
 			"Its times stay on its own clock (vm_sync_quality `fail`). Trace "
 			"more synchronization messages, or pass "
 			"transforms={%s={slope=S,offset-ns=O}}.", machine->name, info->method,
-			reason, machine->name);
+			reason, param);
+		g_free(param);
 	}
 
 	g_free(reason);
@@ -106,6 +109,7 @@ static void warn_no_sync(struct correlate_iter *iter, struct machine *machine,
 	/* Before the warn-once test: it may set the quality. */
 	char *vcpu_failure = correlate_vcpu_failure(iter, by_vcpu, machine);
 	char *why;
+	char *param;
 
 	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
 		g_free(vcpu_failure);
@@ -122,6 +126,7 @@ static void warn_no_sync(struct correlate_iter *iter, struct machine *machine,
 			vcpu_failure ? "; vCPU alignment: " : "", vcpu_failure ? vcpu_failure : "");
 	}
 
+	param = machine_param_name(iter->machines, machine);
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s` has no synchronization pair with the reference `%s` "
 		"(%s): its times stay on its own clock (vm_sync_quality `%s`). %s, or "
@@ -134,7 +139,8 @@ static void warn_no_sync(struct correlate_iter *iter, struct machine *machine,
 			method == CORRELATE_SYNC_VMSYNC ? "Trace the vmsync events on both "
 				"machines (or pass sync=\"auto\" to use the other methods too)" :
 			"Trace the TCP events on both machines (or pass sync=\"auto\" to "
-				"use the other methods too)", machine->name);
+				"use the other methods too)", param);
+	g_free(param);
 	g_free(why);
 	g_free(vcpu_failure);
 }
@@ -143,12 +149,14 @@ void correlate_warn_if_no_line(struct correlate_iter *iter, struct machine *mach
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 	struct machine *reference = correlate_reference_machine(iter);
+	char *param;
 
 	if (info->quality != VM_SYNC_INCOMPLETE || info->matches == 0 ||
 			!machine_warn_once(machine, WARN_NO_SYNC)) {
 		return;
 	}
 
+	param = machine_param_name(iter->machines, machine);
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s`: its %" PRIu64 " %s matches with the reference `%s` all go "
 		"one way (vm_sync_quality `incomplete`): they bound its clock on one side "
@@ -159,7 +167,8 @@ void correlate_warn_if_no_line(struct correlate_iter *iter, struct machine *mach
 		correlate_reads_once(iter) ? " until matches come both ways" :
 		vm_sync_map_segment_count(&info->map) > 1 ?
 			" until its first segment with matches both ways" : "",
-		machine->name);
+		param);
+	g_free(param);
 }
 
 /*

@@ -94,13 +94,16 @@ bool correlate_trace_created(void *data,
  * and there at Unix-epoch nanoseconds. Parsed back, the strings give the
  * computed formula bit for bit, and so the same times.
  */
-static char *transform_text(const struct machine *machine, const struct machine_info *info)
+static char *transform_text(struct correlate_iter *iter, const struct machine *machine,
+		const struct machine_info *info)
 {
 	char *slope = vm_sync_real_text(info->map.formula.slope);
 	char *offset = vm_sync_real_text(info->map.formula.offset_ns);
+	char *name = machine_param_name(iter->machines, machine);
 	char *text = g_strdup_printf("%s={slope=\"%s\",offset-ns=\"%s\"}",
-		machine->name, slope, offset);
+		name, slope, offset);
 
+	g_free(name);
 	g_free(offset);
 	g_free(slope);
 	return text;
@@ -144,7 +147,7 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 		return;
 	}
 	/* The reference takes no formula (setup.c): it is the time base. */
-	char *transform = info->is_reference ? NULL : transform_text(machine, info);
+	char *transform = info->is_reference ? NULL : transform_text(iter, machine, info);
 	char *as_parameter = transform ?
 		g_strdup_printf("as a parameter: transforms={%s}", transform) :
 		g_strdup("the time base");
@@ -213,8 +216,11 @@ static void log_vm_pids(struct correlate_iter *iter)
 		const struct machine_info *info = correlate_machine_info(iter, machine);
 
 		if (info->host_pid >= 0) {
+			char *name = machine_param_name(iter->machines, machine);
+
 			g_string_append_printf(pids, "%s%s=%" PRId64, pids->len ? "," : "",
-				machine->name, info->host_pid);
+				name, info->host_pid);
+			g_free(name);
 		}
 	}
 
@@ -230,7 +236,7 @@ static void log_vm_pids(struct correlate_iter *iter)
 void correlate_log_summary(struct correlate_iter *iter)
 {
 	GString *all_transforms = g_string_new(NULL);
-	const char *reference = NULL;
+	char *reference = NULL;
 	struct summary summary_data = { false, false };
 	struct summary *summary = &summary_data;
 	unsigned int i;
@@ -240,7 +246,8 @@ void correlate_log_summary(struct correlate_iter *iter)
 
 		log_machine(iter, machine, all_transforms, summary);
 		if (correlate_machine_info(iter, machine)->is_reference) {
-			reference = machine->name;
+			g_free(reference);
+			reference = machine_param_name(iter->machines, machine);
 		}
 	}
 
@@ -253,4 +260,5 @@ void correlate_log_summary(struct correlate_iter *iter)
 	}
 
 	g_string_free(all_transforms, TRUE);
+	g_free(reference);
 }

@@ -17,7 +17,8 @@ static char *formula_text(const struct vm_sync_formula *formula)
 }
 
 /* Where the formula comes from, and what the user can change. */
-static char *what_to_do(const struct machine *machine, const struct machine_info *info)
+static char *what_to_do(const struct machine *machine, const struct machine_info *info,
+		const char *param)
 {
 	if (strcmp(info->method, "transforms") == 0) {
 		return g_strdup_printf("Check the formula given for `%s` in parameter "
@@ -36,7 +37,7 @@ static char *what_to_do(const struct machine *machine, const struct machine_info
 		return g_strdup_printf("Machine `%s` keeps its own clock: give it a "
 			"formula with parameter `transforms`, e.g. "
 			"transforms={%s={slope=1.0,offset-ns=O}}.", machine->name,
-			machine->name);
+			param);
 	}
 
 	return g_strdup_printf("The synchronization (sync method `%s`, quality "
@@ -45,7 +46,7 @@ static char *what_to_do(const struct machine *machine, const struct machine_info
 		"transforms={%s={slope=1.0,offset-ns=O}}, or choose another method "
 		"with parameter `sync` (`sync=\"none\"` keeps its own clock).",
 		info->method, vm_sync_quality_name(info->quality), info->matches,
-		machine->name, machine->name);
+		machine->name, param);
 }
 
 /* The map of t, unrounded: what it is, even where it does not fit. */
@@ -59,7 +60,8 @@ static void range_error(struct correlate_iter *iter, struct machine *machine,
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 	char *formula = formula_text(&info->map.formula);
-	char *advice = what_to_do(machine, info);
+	char *param = machine_param_name(iter->machines, machine);
+	char *advice = what_to_do(machine, info, param);
 
 	ITER_ERROR(iter, "The formula of machine `%s` (%s, from %s) maps %s, out of "
 		"the output clock's range (%" PRId64 " to %" PRId64 " ns from the "
@@ -71,6 +73,7 @@ static void range_error(struct correlate_iter *iter, struct machine *machine,
 		"the synchronization", times, CORRELATE_OUTPUT_MIN_NS,
 		CORRELATE_OUTPUT_MAX_NS, advice);
 	g_free(advice);
+	g_free(param);
 	g_free(formula);
 }
 

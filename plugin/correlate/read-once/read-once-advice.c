@@ -79,12 +79,14 @@ void read_once_warn_unsynchronized(struct correlate_iter *iter, const struct rea
 	enum correlate_sync_method method = iter->comp->params.sync;
 	struct machine *machine = op->machine;
 	char *reason;
+	char *param;
 
 	if (!machine_warn_once(machine, WARN_NO_SYNC)) {
 		return;
 	}
 
 	reason = read_once_unsynchronized_reason(iter, op);
+	param = machine_param_name(iter->machines, machine);
 	CORRELATE_LOGW(iter->log_level, iter->name,
 		"Machine `%s` has no synchronization pair with the reference `%s` "
 		"(sync=\"%s\", inputs read once: %s): its times stay on its own "
@@ -97,7 +99,8 @@ void read_once_warn_unsynchronized(struct correlate_iter *iter, const struct rea
 		method == CORRELATE_SYNC_TCP ? "Trace the TCP events on both machines (or "
 			"pass sync=\"auto\" to use the other methods too)" :
 		"Trace the vmsync or TCP events on both machines, or the host's kvm_entry "
-			"and kvm_exit events and more guest activity", machine->name);
+			"and kvm_exit events and more guest activity", param);
+	g_free(param);
 	g_free(reason);
 }
 
