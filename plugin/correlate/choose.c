@@ -10,6 +10,7 @@
 #include "correlate/choose.h"
 #include "correlate/machines.h"
 #include "sync/map-check.h"
+#include "sync/precedence.h"
 
 static bool method_allows(enum correlate_sync_method wanted, enum correlate_sync_method method)
 {
@@ -171,10 +172,7 @@ void correlate_warn_if_no_line(struct correlate_iter *iter, struct machine *mach
 	g_free(param);
 }
 
-/*
- * Each machine's formula: vmsync when it reaches the reference, else the
- * vCPU alignment, else TCP.
- */
+/* Each machine's map, in the precedence of sync/precedence.h. */
 void correlate_choose_results(struct correlate_iter *iter, const struct vm_sync_result *by_vmsync,
 		const struct vcpu_solution *by_vcpu, const struct vm_sync_result *by_tcp,
 		const struct machine *reference, const unsigned int *sync_index)
@@ -200,19 +198,31 @@ void correlate_choose_results(struct correlate_iter *iter, const struct vm_sync_
 		const struct vm_sync_result *tcp = method_allows(wanted, CORRELATE_SYNC_TCP) &&
 			by_tcp[sync_index[i]].parent >= 0 ? &by_tcp[sync_index[i]] : NULL;
 
-		if (vmsync && vmsync->quality != VM_SYNC_INCOMPLETE) {
+		struct vm_sync_offer offer = {
+			.vmsync = vmsync != NULL,
+			.vmsync_line = vmsync && vmsync->quality != VM_SYNC_INCOMPLETE,
+			.vcpu = method_allows(wanted, CORRELATE_SYNC_VCPU) &&
+				correlate_vcpu_has_path(iter, by_vcpu, machine),
+			.tcp = tcp != NULL,
+			.tcp_line = tcp && tcp->quality != VM_SYNC_INCOMPLETE,
+		};
+
+		switch (vm_sync_precedence(&offer)) {
+		case VM_SYNC_SOURCE_VMSYNC:
 			take_result(iter, machine, vmsync, "vmsync");
-		} else if (method_allows(wanted, CORRELATE_SYNC_VCPU) &&
-				correlate_vcpu_has_path(iter, by_vcpu, machine)) {
-			/* Also before vmsync matches that all go one way: they fit no line. */
+			if (!offer.vmsync_line) {
+				correlate_warn_if_no_line(iter, machine);
+			}
+
+			break;
+		case VM_SYNC_SOURCE_VCPU:
 			take_result(iter, machine, &by_vcpu->results[sync_index[i]], "vcpu");
-		} else if (tcp && (tcp->quality != VM_SYNC_INCOMPLETE || !vmsync)) {
+			break;
+		case VM_SYNC_SOURCE_TCP:
 			take_result(iter, machine, tcp, "tcp");
 			correlate_warn_if_no_line(iter, machine);
-		} else if (vmsync) {
-			take_result(iter, machine, vmsync, "vmsync");
-			correlate_warn_if_no_line(iter, machine);
-		} else {
+			break;
+		default:
 			warn_no_sync(iter, machine, reference, by_vcpu);
 		}
 	}

@@ -86,7 +86,7 @@ static bool reads_on(const struct msg_time *time, int64_t first)
 /*
  * src.ctf.fs gives its stream beginnings no time; a seek to a time gives
  * those it recreates that time. Noted for the error that a machine left
- * unsynchronized then gets (onepass.c): the cut may have dropped what
+ * unsynchronized then gets (read-once-advice.c): the cut may have dropped what
  * would have synchronized it.
  */
 static void note_cut(struct correlate_iter *iter, const struct msg_time *time)

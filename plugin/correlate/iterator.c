@@ -111,7 +111,7 @@ bt_message_iterator_class_initialize_method_status correlate_msg_iter_init(
 
 	/*
 	 * With sync-model="piecewise" (the default) and any method, the
-	 * inputs are read once (onepass.c), whether they can seek or not: one
+	 * inputs are read once (read-once/), whether they can seek or not: one
 	 * decode, and the same output behind src.ctf.lttng-live as behind
 	 * src.ctf.fs. The vCPU method too aligns a guest on what was read so
 	 * far and follows it (vcpu-onepass.c). When a machine then finds no

@@ -1,6 +1,6 @@
 /*
  * The merge pass: upstream messages, re-timed to the reference time base,
- * leave in non-decreasing converted time (see iterator.h for the bound).
+ * leave in non-decreasing converted time (context.h says why the bound holds).
  */
 
 #include <float.h>
@@ -218,7 +218,7 @@ static bool make_entry(struct correlate_iter *iter, guint upstream_index,
 		}
 
 		if (!iter->strategy->merge_keeps_bounds) {
-			/* onepass.c keeps the bounds: this may be a message held back. */
+			/* Read once keeps the bounds (its floors): this may be a message held back. */
 			if (state) {
 				state->last_time = entry->time;
 				state->has_last_time = true;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "sync/feed-order.h"
+#include "sync/precedence.h"
 #include "sync/read-once-policy.h"
 
 static struct vm_sync_feed_event event(int64_t ts, const char *machine, unsigned int protocol,
@@ -183,6 +184,49 @@ START_TEST(host_ahead_budget)
 }
 END_TEST
 
+START_TEST(precedence_vmsync_vcpu_tcp)
+{
+	struct vm_sync_offer all = { .vmsync = true, .vmsync_line = true, .vcpu = true,
+		.tcp = true, .tcp_line = true };
+	struct vm_sync_offer no_vmsync_line = { .vmsync = true, .vcpu = true, .tcp = true,
+		.tcp_line = true };
+	struct vm_sync_offer tcp_over_one_way_vmsync = { .vmsync = true, .tcp = true,
+		.tcp_line = true };
+	struct vm_sync_offer one_way_both = { .vmsync = true, .tcp = true };
+	struct vm_sync_offer one_way_tcp = { .tcp = true };
+	struct vm_sync_offer nothing = { 0 };
+
+	ck_assert_int_eq(vm_sync_precedence(&all), VM_SYNC_SOURCE_VMSYNC);
+	ck_assert_int_eq(vm_sync_precedence(&no_vmsync_line), VM_SYNC_SOURCE_VCPU);
+	ck_assert_int_eq(vm_sync_precedence(&tcp_over_one_way_vmsync), VM_SYNC_SOURCE_TCP);
+	/* Both one way: vmsync's matches, warned as having no line. */
+	ck_assert_int_eq(vm_sync_precedence(&one_way_both), VM_SYNC_SOURCE_VMSYNC);
+	ck_assert_int_eq(vm_sync_precedence(&one_way_tcp), VM_SYNC_SOURCE_TCP);
+	ck_assert_int_eq(vm_sync_precedence(&nothing), VM_SYNC_SOURCE_NONE);
+	ck_assert_str_eq(vm_sync_source_name(VM_SYNC_SOURCE_TCP), "tcp");
+	ck_assert_str_eq(vm_sync_source_name(VM_SYNC_SOURCE_WAIT), "none");
+}
+END_TEST
+
+START_TEST(precedence_read_once_waits_for_better)
+{
+	/* vmsync through another machine (a sync pass composes it) before direct TCP. */
+	struct vm_sync_offer elsewhere = { .tcp = true, .tcp_line = true,
+		.vmsync_elsewhere = true };
+	/* A guest the vCPU method may still fit: not TCP yet. */
+	struct vm_sync_offer pending = { .tcp = true, .tcp_line = true, .vcpu_pending = true };
+	struct vm_sync_offer pending_alone = { .vcpu_pending = true };
+	/* A vmsync line wins at once, whatever else is pending. */
+	struct vm_sync_offer line = { .vmsync = true, .vmsync_line = true, .vcpu_pending = true,
+		.vmsync_elsewhere = true };
+
+	ck_assert_int_eq(vm_sync_precedence(&elsewhere), VM_SYNC_SOURCE_WAIT);
+	ck_assert_int_eq(vm_sync_precedence(&pending), VM_SYNC_SOURCE_WAIT);
+	ck_assert_int_eq(vm_sync_precedence(&pending_alone), VM_SYNC_SOURCE_WAIT);
+	ck_assert_int_eq(vm_sync_precedence(&line), VM_SYNC_SOURCE_VMSYNC);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sync-policy");
@@ -199,6 +243,8 @@ int main(void)
 	tcase_add_test(tc, vcpu_tries_double);
 	tcase_add_test(tc, vcpu_budget_shorter_when_something_else_can_pair);
 	tcase_add_test(tc, host_ahead_budget);
+	tcase_add_test(tc, precedence_vmsync_vcpu_tcp);
+	tcase_add_test(tc, precedence_read_once_waits_for_better);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

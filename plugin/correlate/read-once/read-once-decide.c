@@ -14,6 +14,7 @@
 #include "correlate/formula-range.h"
 #include "util/time-span.h"
 #include "correlate/read-once/read-once-private.h"
+#include "sync/precedence.h"
 
 /* The map of `op`'s pair with the reference (first in the sync order) in `sync`. */
 static struct vm_sync_online *pair_with_reference(struct correlate_iter *iter,
@@ -68,7 +69,7 @@ static bool vmsync_elsewhere(struct correlate_iter *iter, const struct read_once
 	return false;
 }
 
-/* The pair map with the reference that `op` can follow: vmsync first. */
+/* The pair map with the reference that `op` can follow, in the precedence of sync/precedence.h. */
 static struct vm_sync_online *candidate(struct correlate_iter *iter,
 		const struct read_once_machine *op, const char **method)
 {
@@ -76,45 +77,34 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 	struct vm_sync_online *by_vmsync = pair_with_reference(iter, iter->by_vmsync, op);
 	struct vm_sync_online *by_tcp = pair_with_reference(iter, iter->by_tcp, op);
 	struct machine_info *info = correlate_machine_info(iter, op->machine);
-
 	bool vmsync = wanted != CORRELATE_SYNC_TCP && wanted != CORRELATE_SYNC_VCPU &&
 		by_vmsync && vm_sync_online_matches(by_vmsync) > 0;
 	bool tcp = wanted != CORRELATE_SYNC_VMSYNC && wanted != CORRELATE_SYNC_VCPU &&
 		by_tcp && vm_sync_online_matches(by_tcp) > 0;
+	struct vm_sync_offer offer = {
+		.vmsync = vmsync,
+		.vmsync_line = vmsync && has_line(by_vmsync),
+		.vcpu = info->vcpu_online != NULL,
+		.vcpu_pending = read_once_waits_for_vcpu(iter, op),
+		.tcp = tcp,
+		.tcp_line = tcp && has_line(by_tcp),
+		/* Only the sync pass composes vmsync through another machine. */
+		.vmsync_elsewhere = wanted != CORRELATE_SYNC_TCP && vmsync_elsewhere(iter, op) &&
+			read_once_sync_pass_may_pair(iter, op),
+	};
+	enum vm_sync_source source = vm_sync_precedence(&offer);
 
-	if (vmsync && has_line(by_vmsync)) {
-		*method = "vmsync";
+	*method = vm_sync_source_name(source);
+	switch (source) {
+	case VM_SYNC_SOURCE_VMSYNC:
 		return by_vmsync;
-	}
-
-	if (info->vcpu_online) {
-		*method = "vcpu";
+	case VM_SYNC_SOURCE_VCPU:
 		return info->vcpu_online;
-	}
-
-	/*
-	 * One precedence in both models: vmsync through another machine comes
-	 * before TCP with the reference (sync-pass.c builds the vmsync tree
-	 * first), so the sync pass takes such a machine when it can.
-	 */
-	if (tcp && wanted != CORRELATE_SYNC_TCP && vmsync_elsewhere(iter, op) &&
-			read_once_sync_pass_may_pair(iter, op)) {
+	case VM_SYNC_SOURCE_TCP:
+		return by_tcp;
+	default:
 		return NULL;
 	}
-
-	/* SPEC: a guest that the vCPU method may synchronize is tried by it before TCP. */
-	if (tcp && (has_line(by_tcp) || !vmsync) && !read_once_waits_for_vcpu(iter, op)) {
-		*method = "tcp";
-		return by_tcp;
-	}
-
-	/* Matches that all go one way, and nothing better: warned (no line). */
-	if (vmsync && !read_once_waits_for_vcpu(iter, op)) {
-		*method = "vmsync";
-		return by_vmsync;
-	}
-
-	return NULL;
 }
 
 /* Messages held in all: the machines' and the reorder buffer's. */
@@ -330,7 +320,7 @@ bool read_once_decide(struct correlate_iter *iter, struct read_once_machine *op,
 	unsigned int count;
 
 	if (!online && read_once_sync_pass_may_pair(iter, op)) {
-		/* Nothing left yet: the sync pass reads again (merge.c), said once. */
+		/* Nothing left yet: the sync pass reads again (drive.c), said once. */
 		if (iter->state != CORRELATE_STATE_READ_AGAIN) {
 			read_once_log_fall_back(iter, op);
 		}

@@ -39,7 +39,7 @@
  * (iterator.c). A machine that no vmsync or TCP message pairs with the
  * reference by the time its first formula is due needs the sync pass (the
  * vCPU method, a path through another machine): when the upstreams can
- * seek and nothing has left yet, the sync pass takes over (merge.c);
+ * seek and nothing has left yet, the sync pass takes over (drive.c);
  * otherwise the machine keeps its own clock, with a warning.
  */
 
