@@ -88,6 +88,24 @@ static void take_result(struct correlate_iter *iter, struct machine *machine,
 	info->matches = segments[0].matches;
 }
 
+const char *correlate_no_sync_advice(enum correlate_sync_method method)
+{
+	switch (method) {
+	case CORRELATE_SYNC_VMSYNC:
+		return "Trace the vmsync events on both machines (or pass sync=\"auto\" to "
+			"use the other methods too)";
+	case CORRELATE_SYNC_TCP:
+		return "Trace the TCP events on both machines (or pass sync=\"auto\" to use "
+			"the other methods too)";
+	case CORRELATE_SYNC_VCPU:
+		return "Trace the host's kvm_entry and kvm_exit events and more guest "
+			"activity, or pass sync=\"auto\" to use vmsync or TCP messages too";
+	default:
+		return "Trace the vmsync or TCP events on both machines, or the host's "
+			"kvm_entry and kvm_exit events and more guest activity";
+	}
+}
+
 /* The messages that parameter `sync` lets match, as the warnings name them. */
 static const char *sync_messages(enum correlate_sync_method method)
 {
@@ -134,13 +152,7 @@ static void warn_no_sync(struct correlate_iter *iter, struct machine *machine,
 		"pass transforms={%s={slope=S,offset-ns=O}}.",
 		machine->name, reference->name, why,
 		vm_sync_quality_name(correlate_machine_info(iter, machine)->quality),
-		method == CORRELATE_SYNC_AUTO ? "Trace the vmsync or TCP events on both machines" :
-			method == CORRELATE_SYNC_VCPU ? "Pass sync=\"auto\" to use vmsync or "
-				"TCP messages too" :
-			method == CORRELATE_SYNC_VMSYNC ? "Trace the vmsync events on both "
-				"machines (or pass sync=\"auto\" to use the other methods too)" :
-			"Trace the TCP events on both machines (or pass sync=\"auto\" to "
-				"use the other methods too)", param);
+		correlate_no_sync_advice(method), param);
 	g_free(param);
 	g_free(why);
 	g_free(vcpu_failure);

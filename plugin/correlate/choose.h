@@ -17,6 +17,12 @@ void correlate_choose_results(struct correlate_iter *iter, const struct vm_sync_
 		const struct machine *reference, const unsigned int *sync_index);
 
 /*
+ * What to trace when no method synchronized a machine, for parameter
+ * `sync`'s value: a sentence for the warnings of both strategies.
+ */
+const char *correlate_no_sync_advice(enum correlate_sync_method method);
+
+/*
  * The last check of a synchronized map (sync/map-check.h): true when
  * `segments` fail it; the machine then keeps its own clock (quality
  * `fail`), with a warning that names its method (info->method) and why.

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "correlate/choose.h"
 #include "correlate/machines.h"
 #include "correlate/vcpu/vcpu-onepass.h"
 #include "correlate/read-once/read-once-private.h"
@@ -94,12 +95,7 @@ void read_once_warn_unsynchronized(struct correlate_iter *iter, const struct rea
 		"transforms={%s={slope=S,offset-ns=O}}.", machine->name,
 		reference_name(iter), correlate_sync_method_name(method), reason,
 		vm_sync_quality_name(correlate_machine_info(iter, machine)->quality),
-		method == CORRELATE_SYNC_VMSYNC ? "Trace the vmsync events on both machines "
-			"(or pass sync=\"auto\" to use the other methods too)" :
-		method == CORRELATE_SYNC_TCP ? "Trace the TCP events on both machines (or "
-			"pass sync=\"auto\" to use the other methods too)" :
-		"Trace the vmsync or TCP events on both machines, or the host's kvm_entry "
-			"and kvm_exit events and more guest activity", param);
+		correlate_no_sync_advice(method), param);
 	g_free(param);
 	g_free(reason);
 }
