@@ -258,4 +258,8 @@ void mirror_copy_plan_destroy(struct mirror_copy_plan *plan);
 bool mirror_copy_field_planned(struct mirror *mirror, const struct mirror_copy_plan *plan,
 		const bt_field *in, bt_field *out);
 
+/* mirror-messages.c: the one builder of output event messages (fields left to fill). */
+bt_message *mirror_create_event_message(struct mirror *mirror, struct mirror_stream *stream,
+		struct mirror_event_class *ec, const bt_packet *in_packet, uint64_t time);
+
 #endif /* VM_CORRELATE_MIRROR_INTERNAL_H */

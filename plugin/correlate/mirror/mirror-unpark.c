@@ -209,35 +209,17 @@ static bt_message *create_unparked_message(struct mirror *mirror,
 		const struct mirror_parked *parked, struct mirror_event_class *ec,
 		struct mirror_stream *stream, bool has_time, int64_t ref_ns)
 {
-	bt_self_message_iterator *iter = mirror->self_msg_iter;
-	bt_packet *packet = NULL;
-
+	/* The merge converted its time, and checked the output clock's range. */
 	if (stream->has_clock && (!has_time || ref_ns < 0)) {
-		MIRROR_ERROR(mirror, "Time %" PRId64 " ns of an event of stream `%s` "
-			"maps to %" PRId64 " ns, out of the output clock's range (0 to %" PRId64
-			" ns from the Unix epoch): that formula is wrong for this trace.",
-			parked->own_ns, bt_stream_get_name(parked->stream) ?
-				bt_stream_get_name(parked->stream) : "(unnamed)",
-			ref_ns, INT64_MAX);
+		MIRROR_ERROR(mirror, "An event of stream `%s` (own time %" PRId64 " ns) "
+			"has no time on the output clock.",
+			bt_stream_get_name(parked->stream) ?
+				bt_stream_get_name(parked->stream) : "(unnamed)", parked->own_ns);
 		return NULL;
 	}
 
-	if (stream->has_packets) {
-		packet = mirror_stream_packet(mirror, stream, parked->packet);
-		if (!packet) {
-			return NULL;
-		}
-
-		return stream->has_clock ?
-			bt_message_event_create_with_packet_and_default_clock_snapshot(
-				iter, ec->out, packet, (uint64_t) ref_ns) :
-			bt_message_event_create_with_packet(iter, ec->out, packet);
-	}
-
-	return stream->has_clock ?
-		bt_message_event_create_with_default_clock_snapshot(iter, ec->out, stream->out,
-			(uint64_t) ref_ns) :
-		bt_message_event_create(iter, ec->out, stream->out);
+	return mirror_create_event_message(mirror, stream, ec, parked->packet,
+		(uint64_t) ref_ns);
 }
 
 bt_message *mirror_convert_parked(struct mirror *mirror, const struct mirror_parked *parked,
