@@ -24,29 +24,6 @@ struct mirror_parked {
 	unsigned char data[];
 };
 
-/*
- * What a record holds for a field, by class type: the walks that write and
- * read records switch on it (the class types of one kind are written alike).
- */
-enum park_kind {
-	PARK_BOOL,
-	PARK_BIT_ARRAY,
-	PARK_UNSIGNED,
-	PARK_SIGNED,
-	PARK_SINGLE,
-	PARK_DOUBLE,
-	PARK_STRING,
-	PARK_STRUCTURE,
-	PARK_ARRAY,
-	PARK_OPTION,
-	PARK_VARIANT,
-	PARK_UNSUPPORTED,
-};
-
-enum park_kind park_kind_of(bt_field_class_type type);
-
-/* An error cause for a field class type the record cannot hold; false. */
-bool park_unsupported(struct mirror *mirror, bt_field_class_type type);
 
 /* The copy plans of `ec`'s fields, made on first use. */
 struct mirror_park_plans *park_plans(struct mirror *mirror, const bt_event_class *ec);

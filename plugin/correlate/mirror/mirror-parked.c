@@ -143,47 +143,47 @@ static bool park_field(struct mirror *mirror, bt_field_class_type type, const bt
 {
 	const bt_field *content;
 
-	switch (park_kind_of(type)) {
-	case PARK_BOOL:
+	switch (mirror_field_kind_of(type)) {
+	case MIRROR_FIELD_BOOL:
 		put_u64(out, bt_field_bool_get_value(in));
 		return true;
-	case PARK_BIT_ARRAY:
+	case MIRROR_FIELD_BIT_ARRAY:
 		put_u64(out, bt_field_bit_array_get_value_as_integer(in));
 		return true;
-	case PARK_UNSIGNED:
+	case MIRROR_FIELD_UNSIGNED:
 		put_u64(out, bt_field_integer_unsigned_get_value(in));
 		return true;
-	case PARK_SIGNED:
+	case MIRROR_FIELD_SIGNED:
 		put_u64(out, (uint64_t) bt_field_integer_signed_get_value(in));
 		return true;
-	case PARK_SINGLE:
+	case MIRROR_FIELD_SINGLE:
 		put_double(out, bt_field_real_single_precision_get_value(in));
 		return true;
-	case PARK_DOUBLE:
+	case MIRROR_FIELD_DOUBLE:
 		put_double(out, bt_field_real_double_precision_get_value(in));
 		return true;
-	case PARK_STRING:
+	case MIRROR_FIELD_STRING:
 		/* By length: see copy_string() in mirror-fields.c. */
 		put_u64(out, bt_field_string_get_length(in));
 		put_bytes(out, bt_field_string_get_value(in), bt_field_string_get_length(in));
 		return true;
-	case PARK_STRUCTURE:
+	case MIRROR_FIELD_STRUCTURE:
 		return park_members(mirror, in, out);
-	case PARK_ARRAY:
+	case MIRROR_FIELD_ARRAY:
 		return park_elements(mirror, in, out);
-	case PARK_OPTION:
+	case MIRROR_FIELD_OPTION:
 		content = bt_field_option_borrow_field_const(in);
 		put_bytes(out, &(guint8) { content != NULL }, 1);
 		return !content || park_field(mirror, bt_field_get_class_type(content), content, out);
-	case PARK_VARIANT:
+	case MIRROR_FIELD_VARIANT:
 		content = bt_field_variant_borrow_selected_option_field_const(in);
 		put_u64(out, bt_field_variant_get_selected_option_index(in));
 		return park_field(mirror, bt_field_get_class_type(content), content, out);
-	case PARK_UNSUPPORTED:
+	case MIRROR_FIELD_UNSUPPORTED:
 		break;
 	}
 
-	return park_unsupported(mirror, type);
+	return mirror_unsupported_field(mirror, type);
 }
 
 /* Integers, most of an event's fields, inlined in the members' loop. */
@@ -279,51 +279,4 @@ void mirror_parked_destroy(struct mirror_parked *parked)
 const bt_stream *mirror_parked_stream(const struct mirror_parked *parked)
 {
 	return parked->stream;
-}
-
-
-enum park_kind park_kind_of(bt_field_class_type type)
-{
-	switch (type) {
-	case BT_FIELD_CLASS_TYPE_BOOL:
-		return PARK_BOOL;
-	case BT_FIELD_CLASS_TYPE_BIT_ARRAY:
-		return PARK_BIT_ARRAY;
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
-		return PARK_UNSIGNED;
-	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
-		return PARK_SIGNED;
-	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL:
-		return PARK_SINGLE;
-	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL:
-		return PARK_DOUBLE;
-	case BT_FIELD_CLASS_TYPE_STRING:
-		return PARK_STRING;
-	case BT_FIELD_CLASS_TYPE_STRUCTURE:
-		return PARK_STRUCTURE;
-	case BT_FIELD_CLASS_TYPE_STATIC_ARRAY:
-	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITHOUT_LENGTH_FIELD:
-	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITH_LENGTH_FIELD:
-		return PARK_ARRAY;
-	case BT_FIELD_CLASS_TYPE_OPTION_WITHOUT_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_OPTION_WITH_BOOL_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_OPTION_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_OPTION_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
-		return PARK_OPTION;
-	case BT_FIELD_CLASS_TYPE_VARIANT_WITHOUT_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
-		return PARK_VARIANT;
-	default:
-		return PARK_UNSUPPORTED;
-	}
-}
-
-bool park_unsupported(struct mirror *mirror, bt_field_class_type type)
-{
-	MIRROR_ERROR(mirror, "Field of class type %#" PRIx64 " is not "
-		"supported by filter.vm.correlate.", (uint64_t) type);
-	return false;
 }

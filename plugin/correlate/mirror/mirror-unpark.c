@@ -107,44 +107,44 @@ static bool unpark_field(struct mirror *mirror, bt_field_class_type type,
 {
 	bool has_field;
 
-	switch (park_kind_of(type)) {
-	case PARK_BOOL:
+	switch (mirror_field_kind_of(type)) {
+	case MIRROR_FIELD_BOOL:
 		bt_field_bool_set_value(out, get_u64(reader) ? BT_TRUE : BT_FALSE);
 		return true;
-	case PARK_BIT_ARRAY:
+	case MIRROR_FIELD_BIT_ARRAY:
 		bt_field_bit_array_set_value_as_integer(out, get_u64(reader));
 		return true;
-	case PARK_UNSIGNED:
+	case MIRROR_FIELD_UNSIGNED:
 		bt_field_integer_unsigned_set_value(out, get_u64(reader));
 		return true;
-	case PARK_SIGNED:
+	case MIRROR_FIELD_SIGNED:
 		bt_field_integer_signed_set_value(out, (int64_t) get_u64(reader));
 		return true;
-	case PARK_SINGLE:
+	case MIRROR_FIELD_SINGLE:
 		bt_field_real_single_precision_set_value(out, (float) get_double(reader));
 		return true;
-	case PARK_DOUBLE:
+	case MIRROR_FIELD_DOUBLE:
 		bt_field_real_double_precision_set_value(out, get_double(reader));
 		return true;
-	case PARK_STRING:
+	case MIRROR_FIELD_STRING:
 		return unpark_string(mirror, reader, out);
-	case PARK_STRUCTURE:
+	case MIRROR_FIELD_STRUCTURE:
 		return unpark_members(mirror, reader, out);
-	case PARK_ARRAY:
+	case MIRROR_FIELD_ARRAY:
 		return unpark_elements(mirror, reader, out);
-	case PARK_OPTION:
+	case MIRROR_FIELD_OPTION:
 		has_field = *reader->at++ != 0;
 		bt_field_option_set_has_field(out, has_field);
 		return !has_field || unpark_field(mirror,
 			bt_field_get_class_type(bt_field_option_borrow_field(out)), reader,
 			bt_field_option_borrow_field(out));
-	case PARK_VARIANT:
+	case MIRROR_FIELD_VARIANT:
 		return unpark_variant(mirror, reader, out);
-	case PARK_UNSUPPORTED:
+	case MIRROR_FIELD_UNSUPPORTED:
 		break;
 	}
 
-	return park_unsupported(mirror, type);
+	return mirror_unsupported_field(mirror, type);
 }
 
 static inline bool unpark_integer(bt_field_class_type type, struct park_reader *reader,
