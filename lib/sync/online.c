@@ -160,7 +160,7 @@ void vm_sync_online_commit(struct vm_sync_online *online, int64_t horizon)
 	}
 
 	/* A window that just began knows its slope too badly to follow it. */
-	if (best.quality == VM_SYNC_ACCURATE &&
+	if (best.quality == VM_SYNC_ACCURATE && vm_sync_slope_plausible(best.formula.slope) &&
 			vm_sync_online_fewest_each_way(online) >= VM_SYNC_ONLINE_MIN_EACH_WAY &&
 			best.accuracy <= (long double) VM_SYNC_SEGMENTS_BRIDGE_SLOPE) {
 		/* From the last horizon: what this commit fixes follows the best line. */

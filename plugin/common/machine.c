@@ -7,6 +7,7 @@
 
 #include "common/machine.h"
 #include "common/stream-cache.h"
+#include "util/machine-name.h"
 
 struct machine_table {
 	/* struct machine *, owned, in order of first sight. */
@@ -443,6 +444,62 @@ struct machine *machine_table_find_by_name(const struct machine_table *table,
 	}
 
 	return NULL;
+}
+
+/*
+ * The named machines (only those can be named by a parameter, as in
+ * machine_table_find_by_name()) and their names, side by side.
+ */
+struct named_machines {
+	GPtrArray *machines;
+	GPtrArray *names;
+};
+
+static struct named_machines named_machines(const struct machine_table *table)
+{
+	struct named_machines named = { g_ptr_array_new(), g_ptr_array_new() };
+	unsigned int i;
+
+	for (i = 0; i < table->machines->len; i++) {
+		struct machine *machine = machine_table_at(table, i);
+
+		if (machine->name) {
+			g_ptr_array_add(named.machines, machine);
+			g_ptr_array_add(named.names, machine->name);
+		}
+	}
+
+	return named;
+}
+
+static void named_machines_free(struct named_machines *named)
+{
+	g_ptr_array_free(named->machines, TRUE);
+	g_ptr_array_free(named->names, TRUE);
+}
+
+struct machine *machine_table_find_by_param(const struct machine_table *table,
+		const char *spelling)
+{
+	struct named_machines named = named_machines(table);
+	int index = vm_machine_name_match(spelling,
+		(const char *const *) named.names->pdata, named.names->len);
+	struct machine *found = index < 0 ? NULL :
+		g_ptr_array_index(named.machines, (unsigned int) index);
+
+	named_machines_free(&named);
+	return found;
+}
+
+char *machine_param_name(const struct machine_table *table,
+		const struct machine *machine)
+{
+	struct named_machines named = named_machines(table);
+	char *spelled = vm_machine_name_for_param(machine_display_name(machine),
+		(const char *const *) named.names->pdata, named.names->len);
+
+	named_machines_free(&named);
+	return spelled;
 }
 
 static gint compare_strings(gconstpointer a, gconstpointer b)

@@ -135,6 +135,17 @@ const char *machine_display_name(const struct machine *machine);
 struct machine *machine_table_find_by_name(const struct machine_table *table,
 		const char *name);
 
+/*
+ * The machine a parameter names: its name, else `base-N` for `base#N`
+ * (babeltrace2 takes no `#` in a map key; see util/machine-name.h), or NULL.
+ */
+struct machine *machine_table_find_by_param(const struct machine_table *table,
+		const char *spelling);
+
+/* How a parameter names `machine`: `base-N` for `base#N` (g_free it). */
+char *machine_param_name(const struct machine_table *table,
+		const struct machine *machine);
+
 /* "`a`, `b`, `c`": every machine name, sorted, for messages (g_free it). */
 char *machine_table_names_text(const struct machine_table *table);
 

@@ -142,5 +142,7 @@ const char correlate_help[] =
 	"                       given formulas t_ref = slope * t + offset-ns; with one\n"
 	"                       for every machine but the reference, the inputs are\n"
 	"                       read once\n"
+	"  MACHINE: a machine's name; `base-2` names `base#2` (a map key cannot\n"
+	"                       hold `#`)\n"
 	"\n"
 	VM_MAN_PAGE_HELP("babeltrace2-filter.vm.correlate");

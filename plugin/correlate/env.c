@@ -7,7 +7,8 @@
 
 #include <inttypes.h>
 
-#include "correlate/iterator.h"
+#include "correlate/env.h"
+#include "correlate/machines.h"
 #include "sync/formula-text.h"
 
 static bool set_string(bt_trace *trace, const char *name, const char *value)
@@ -93,13 +94,16 @@ bool correlate_trace_created(void *data,
  * and there at Unix-epoch nanoseconds. Parsed back, the strings give the
  * computed formula bit for bit, and so the same times.
  */
-static char *transform_text(const struct machine *machine, const struct machine_info *info)
+static char *transform_text(struct correlate_iter *iter, const struct machine *machine,
+		const struct machine_info *info)
 {
 	char *slope = vm_sync_real_text(info->map.formula.slope);
 	char *offset = vm_sync_real_text(info->map.formula.offset_ns);
+	char *name = machine_param_name(iter->machines, machine);
 	char *text = g_strdup_printf("%s={slope=\"%s\",offset-ns=\"%s\"}",
-		machine->name, slope, offset);
+		name, slope, offset);
 
+	g_free(name);
 	g_free(offset);
 	g_free(slope);
 	return text;
@@ -121,8 +125,14 @@ static long double largest_accuracy(const struct machine_info *info)
 	return largest;
 }
 
+/* What the summary's last line needs to know of the machines. */
+struct summary {
+	bool has_segments;   /* a machine's map has several segments */
+	bool has_unsynced;   /* a machine is left on its own clock */
+};
+
 static void log_machine(struct correlate_iter *iter, struct machine *machine,
-		GString *all_transforms)
+		GString *all_transforms, struct summary *summary)
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 
@@ -137,7 +147,7 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 		return;
 	}
 	/* The reference takes no formula (setup.c): it is the time base. */
-	char *transform = info->is_reference ? NULL : transform_text(machine, info);
+	char *transform = info->is_reference ? NULL : transform_text(iter, machine, info);
 	char *as_parameter = transform ?
 		g_strdup_printf("as a parameter: transforms={%s}", transform) :
 		g_strdup("the time base");
@@ -172,9 +182,9 @@ static void log_machine(struct correlate_iter *iter, struct machine *machine,
 	g_free(largest);
 	if (unsynced) {
 		/* Its formula is no result: nothing to pass back. */
-		iter->summary_has_unsynced = true;
+		summary->has_unsynced = true;
 	} else if (segments > 1) {
-		iter->summary_has_segments = true;
+		summary->has_segments = true;
 	} else if (transform) {
 		g_string_append_printf(all_transforms, "%s%s",
 			all_transforms->len ? "," : "", transform);
@@ -206,8 +216,11 @@ static void log_vm_pids(struct correlate_iter *iter)
 		const struct machine_info *info = correlate_machine_info(iter, machine);
 
 		if (info->host_pid >= 0) {
+			char *name = machine_param_name(iter->machines, machine);
+
 			g_string_append_printf(pids, "%s%s=%" PRId64, pids->len ? "," : "",
-				machine->name, info->host_pid);
+				name, info->host_pid);
+			g_free(name);
 		}
 	}
 
@@ -223,22 +236,23 @@ static void log_vm_pids(struct correlate_iter *iter)
 void correlate_log_summary(struct correlate_iter *iter)
 {
 	GString *all_transforms = g_string_new(NULL);
-	const char *reference = NULL;
+	char *reference = NULL;
+	struct summary summary_data = { false, false };
+	struct summary *summary = &summary_data;
 	unsigned int i;
 
-	iter->summary_has_segments = false;
-	iter->summary_has_unsynced = false;
 	for (i = 0; i < machine_table_count(iter->machines); i++) {
 		struct machine *machine = machine_table_at(iter->machines, i);
 
-		log_machine(iter, machine, all_transforms);
+		log_machine(iter, machine, all_transforms, summary);
 		if (correlate_machine_info(iter, machine)->is_reference) {
-			reference = machine->name;
+			g_free(reference);
+			reference = machine_param_name(iter->machines, machine);
 		}
 	}
 
-	if (reference && all_transforms->len > 0 && !iter->summary_has_segments &&
-			!iter->summary_has_unsynced) {
+	if (reference && all_transforms->len > 0 && !summary->has_segments &&
+			!summary->has_unsynced) {
 		CORRELATE_LOGI(iter->log_level, iter->name,
 			"To skip the synchronization next time, pass: "
 			"reference=\"%s\",transforms={%s}", reference, all_transforms->str);
@@ -246,4 +260,5 @@ void correlate_log_summary(struct correlate_iter *iter)
 	}
 
 	g_string_free(all_transforms, TRUE);
+	g_free(reference);
 }

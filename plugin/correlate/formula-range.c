@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "correlate/machines.h"
 #include "correlate/formula-range.h"
 #include "sync/formula-text.h"
 
@@ -16,7 +17,8 @@ static char *formula_text(const struct vm_sync_formula *formula)
 }
 
 /* Where the formula comes from, and what the user can change. */
-static char *what_to_do(const struct machine *machine, const struct machine_info *info)
+static char *what_to_do(const struct machine *machine, const struct machine_info *info,
+		const char *param)
 {
 	if (strcmp(info->method, "transforms") == 0) {
 		return g_strdup_printf("Check the formula given for `%s` in parameter "
@@ -35,7 +37,7 @@ static char *what_to_do(const struct machine *machine, const struct machine_info
 		return g_strdup_printf("Machine `%s` keeps its own clock: give it a "
 			"formula with parameter `transforms`, e.g. "
 			"transforms={%s={slope=1.0,offset-ns=O}}.", machine->name,
-			machine->name);
+			param);
 	}
 
 	return g_strdup_printf("The synchronization (sync method `%s`, quality "
@@ -44,7 +46,7 @@ static char *what_to_do(const struct machine *machine, const struct machine_info
 		"transforms={%s={slope=1.0,offset-ns=O}}, or choose another method "
 		"with parameter `sync` (`sync=\"none\"` keeps its own clock).",
 		info->method, vm_sync_quality_name(info->quality), info->matches,
-		machine->name, machine->name);
+		machine->name, param);
 }
 
 /* The map of t, unrounded: what it is, even where it does not fit. */
@@ -58,7 +60,8 @@ static void range_error(struct correlate_iter *iter, struct machine *machine,
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 	char *formula = formula_text(&info->map.formula);
-	char *advice = what_to_do(machine, info);
+	char *param = machine_param_name(iter->machines, machine);
+	char *advice = what_to_do(machine, info, param);
 
 	ITER_ERROR(iter, "The formula of machine `%s` (%s, from %s) maps %s, out of "
 		"the output clock's range (%" PRId64 " to %" PRId64 " ns from the "
@@ -70,6 +73,7 @@ static void range_error(struct correlate_iter *iter, struct machine *machine,
 		"the synchronization", times, CORRELATE_OUTPUT_MIN_NS,
 		CORRELATE_OUTPUT_MAX_NS, advice);
 	g_free(advice);
+	g_free(param);
 	g_free(formula);
 }
 
@@ -135,6 +139,39 @@ bool correlate_convert_time(struct correlate_iter *iter, struct machine *machine
 	return false;
 }
 
+bool correlate_clock_time(void *data, const bt_clock_class *clock_class,
+		int64_t ns_from_origin, int64_t *ref_ns)
+{
+	struct correlate_iter *iter = data;
+	struct machine *machine =
+		machine_table_machine_of_clock_class(iter->machines, clock_class);
+	const struct vm_sync_formula *formula;
+	char *times;
+
+	if (!machine) {
+		const char *name = bt_clock_class_get_name(clock_class);
+
+		ITER_ERROR(iter, "Clock class `%s` belongs to no machine known to "
+			"filter.vm.correlate: cannot convert its times to the reference "
+			"time base. Check that every input trace has a `hostname` "
+			"environment entry.", name ? name : "(unnamed)");
+		return false;
+	}
+
+	formula = vm_sync_map_formula_near(&correlate_machine_info(iter, machine)->map,
+		ns_from_origin);
+	if (vm_sync_formula_apply_checked(formula, ns_from_origin, ref_ns) &&
+			*ref_ns >= CORRELATE_OUTPUT_MIN_NS) {
+		return true;
+	}
+
+	times = g_strdup_printf("its time %" PRId64 " ns from its clock's origin "
+		"to %.12Lg ns", ns_from_origin, mapped_value(formula, ns_from_origin));
+	range_error(iter, machine, times);
+	g_free(times);
+	return false;
+}
+
 void correlate_overflow_error(struct correlate_iter *iter, const struct machine *machine,
 		uint64_t clock_value)
 {
@@ -143,4 +180,28 @@ void correlate_overflow_error(struct correlate_iter *iter, const struct machine 
 		"trace's clock offset or frequency is wrong. Fix its metadata, or "
 		"shift it with src.ctf.fs's `clock-class-offset-s` parameter.",
 		machine_display_name(machine), clock_value);
+}
+
+/*
+ * A lower bound of vm_sync_formula_apply(formula, t), cheaply: the exact
+ * map works in 128-bit floating point, in software, and the bound is
+ * recomputed on every message. In double precision, slope * t + offset is
+ * within (|slope * t| + |offset|) * 2^-51 of the exact value, so the bound
+ * keeps twice that (1.5 us at today's Unix-epoch nanoseconds) plus 2 ns
+ * below it.
+ */
+int64_t correlate_formula_lower_bound(const struct vm_sync_formula *formula, int64_t t)
+{
+	double scaled = (double) formula->slope * (double) t;
+	double offset = (double) formula->offset_ns;
+	double approx = scaled + offset;
+
+	approx -= ((scaled < 0 ? -scaled : scaled) + (offset < 0 ? -offset : offset)) *
+		0x1p-50 + 2;
+	if (approx <= (double) INT64_MIN + 4096) {
+		return INT64_MIN;
+	}
+
+	/* Truncation, one more below for negative values: floor() is slow. */
+	return approx >= (double) INT64_MAX ? INT64_MAX : (int64_t) approx - 1;
 }

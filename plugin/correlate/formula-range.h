@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "correlate/iterator.h"
+#include "correlate/context.h"
 
 /* The output clock's range, in ns from the Unix epoch. */
 #define CORRELATE_OUTPUT_MIN_NS INT64_C(0)
@@ -36,8 +36,22 @@ bool correlate_check_formula_spans(struct correlate_iter *iter);
 bool correlate_convert_time(struct correlate_iter *iter, struct machine *machine,
 		const struct vm_sync_prepared *prepared, int64_t ns, int64_t *converted);
 
+/*
+ * The mirror's time function (mirror.h's mirror_time_fn): the reference
+ * time of a time of `clock_class`, with the same map and the same errors
+ * as correlate_convert_time().
+ */
+bool correlate_clock_time(void *data, const bt_clock_class *clock_class,
+		int64_t ns_from_origin, int64_t *ref_ns);
+
 /* A time whose ns from origin overflow: an error cause naming the machine. */
 void correlate_overflow_error(struct correlate_iter *iter, const struct machine *machine,
 		uint64_t clock_value);
+
+/*
+ * A lower bound of vm_sync_formula_apply(formula, t), cheaply (the merge's
+ * bounds, computed on every message).
+ */
+int64_t correlate_formula_lower_bound(const struct vm_sync_formula *formula, int64_t t);
 
 #endif /* VM_CORRELATE_FORMULA_RANGE_H */

@@ -13,14 +13,23 @@
  */
 
 #include <inttypes.h>
-#include "correlate/iterator.h"
+#include "correlate/host-ahead.h"
+#include "correlate/inputs.h"
+#include "correlate/machines.h"
 #include "correlate/sync-events.h"
+#include "sync/read-once-policy.h"
+
+/* What the read-ahead keeps. */
+struct host_ahead {
+	bool started;
+	bool done;
+	bool has_start;
+	int64_t start;  /* the earliest own time read */
+};
 
 /* A lead this large (and twice the runner-up's count) decides at once. */
 #define HOST_LEAD_ENTRIES 256
-/* Budgets of the read-ahead: trace time past the first time read, messages held. */
-#define HOST_AHEAD_NS INT64_C(1000000000)
-#define HOST_AHEAD_MESSAGES 65536
+/* Its budgets (trace time past the first time read, messages held): sync/read-once-policy.h. */
 
 static bool is_kvm_entry(const bt_message *msg, const struct msg_time *time)
 {
@@ -85,11 +94,10 @@ static int least_read(struct correlate_iter *iter)
 	int least = -1;
 
 	for (guint i = 0; i < iter->bounds->len; i++) {
-		const struct upstream_bound *bound =
-			&g_array_index(iter->bounds, struct upstream_bound, i);
+		const struct upstream_bound *bound = correlate_bound_at(iter, i);
 
 		if (!bound->ended && (least < 0 || bound->ahead_ns <
-				g_array_index(iter->bounds, struct upstream_bound, least).ahead_ns)) {
+				correlate_bound_at(iter, least)->ahead_ns)) {
 			least = (int) i;
 		}
 	}
@@ -99,8 +107,8 @@ static int least_read(struct correlate_iter *iter)
 
 static bool budget_spent(struct correlate_iter *iter, int64_t read_to)
 {
-	return iter->pending->len >= HOST_AHEAD_MESSAGES ||
-		(iter->host_ahead_has_start && read_to - iter->host_ahead_start >= HOST_AHEAD_NS);
+	return vm_sync_host_ahead_spent(iter->pending->len, iter->host_ahead->has_start ?
+		read_to - iter->host_ahead->start : 0);
 }
 
 static void note_read(struct correlate_iter *iter, struct upstream_bound *bound,
@@ -111,9 +119,9 @@ static void note_read(struct correlate_iter *iter, struct upstream_bound *bound,
 
 	if (time->has_time && (!state || state->has_clock)) {
 		bound->ahead_ns = time->ns;
-		if (!iter->host_ahead_has_start || time->ns < iter->host_ahead_start) {
-			iter->host_ahead_start = time->ns;
-			iter->host_ahead_has_start = true;
+		if (!iter->host_ahead->has_start || time->ns < iter->host_ahead->start) {
+			iter->host_ahead->start = time->ns;
+			iter->host_ahead->has_start = true;
 		}
 	}
 
@@ -126,7 +134,7 @@ static void note_read(struct correlate_iter *iter, struct upstream_bound *bound,
 static void start(struct correlate_iter *iter)
 {
 	for (guint i = 0; i < iter->bounds->len; i++) {
-		g_array_index(iter->bounds, struct upstream_bound, i).ahead_ns = INT64_MIN;
+		correlate_bound_at(iter, i)->ahead_ns = INT64_MIN;
 	}
 
 	for (guint i = 0; i < iter->pending->len; i++) {
@@ -135,8 +143,7 @@ static void start(struct correlate_iter *iter)
 		struct msg_time time;
 
 		msg_time_get(pending->msg, &time);
-		note_read(iter, &g_array_index(iter->bounds, struct upstream_bound,
-			pending->upstream), pending->msg, &time);
+		note_read(iter, correlate_bound_at(iter, pending->upstream), pending->msg, &time);
 	}
 }
 
@@ -168,14 +175,18 @@ bt_message_iterator_class_next_method_status correlate_read_ahead_for_host(
 {
 	int index;
 
-	if (iter->host_ahead_done) {
+	if (!iter->host_ahead) {
+		iter->host_ahead = g_new0(struct host_ahead, 1);
+	}
+
+	if (iter->host_ahead->done) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	}
 
-	if (!iter->host_ahead_started) {
-		iter->host_ahead_started = true;
+	if (!iter->host_ahead->started) {
+		iter->host_ahead->started = true;
 		if (host_is_given(iter) || kvm_declarers(iter) < 2) {
-			iter->host_ahead_done = true;
+			iter->host_ahead->done = true;
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 		}
 
@@ -208,7 +219,13 @@ bt_message_iterator_class_next_method_status correlate_read_ahead_for_host(
 		note_read(iter, bound, pending.msg, &time);
 	}
 
-	iter->host_ahead_done = true;
+	iter->host_ahead->done = true;
 	log_counts(iter);
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+void correlate_host_ahead_reset(struct correlate_iter *iter)
+{
+	g_free(iter->host_ahead);
+	iter->host_ahead = NULL;
 }

@@ -110,7 +110,8 @@ static bool parse_machine_name(char **out, const char *key, const bt_value *valu
 	if (!bt_value_is_string(value)) {
 		PARAM_ERROR(self_comp, "Invalid parameter `%s`: expecting a string, "
 			"the name of a machine (a trace's `hostname` environment "
-			"entry, with `#2`, `#3`, ... for repeated hostnames).", key);
+			"entry, with `#2`, `#3`, ... for repeated hostnames; "
+			"`base-2` names `base#2` too).", key);
 		return false;
 	}
 
@@ -257,7 +258,8 @@ static bool parse_transforms(struct correlate_params *params, const bt_value *va
 
 	if (!bt_value_is_map(value)) {
 		PARAM_ERROR(self_comp, "Invalid parameter `transforms`: expecting a "
-			"map from machine name to {slope=REAL, offset-ns=INTEGER}, "
+			"map from machine name (`base-2` for `base#2`: a key cannot "
+			"hold `#`) to {slope=REAL, offset-ns=INTEGER}, "
 			"e.g. transforms={guest={slope=1.0,offset-ns=-1500}}.");
 		return false;
 	}

@@ -6,25 +6,79 @@
 
 #include <string.h>
 
-#include "correlate/iterator.h"
+#include "correlate/machines.h"
+#include "correlate/setup.h"
+#include "correlate/strategy.h"
 #include "model/host-rule.h"
 
-static bool check_machine_name(struct correlate_iter *iter, const char *param,
-		const char *name)
+/*
+ * A parameter's machine, checked and replaced by the machine's own name:
+ * the rest of the component compares names as they are. It may be spelled
+ * `base-N` for `base#N` (babeltrace2 takes no `#` in a map key).
+ */
+static bool resolve_machine_name(struct correlate_iter *iter, const char *param,
+		char **name)
 {
+	struct machine *machine;
 	char *names;
 
-	if (!name || machine_table_find_by_name(iter->machines, name)) {
+	if (!*name) {
+		return true;
+	}
+
+	machine = machine_table_find_by_param(iter->machines, *name);
+	if (machine) {
+		g_free(*name);
+		*name = g_strdup(machine->name);
 		return true;
 	}
 
 	names = machine_table_names_text(iter->machines);
 	ITER_ERROR(iter, "Unknown machine `%s` in parameter `%s`: the machines of "
 		"the input traces are %s (a trace's `vm_machine` or `hostname` "
-		"environment entry, with `#2`, `#3`, ... when names repeat).",
-		name, param, names);
+		"environment entry, with `#2`, `#3`, ... when names repeat; write "
+		"`base-2` for `base#2`, as a map key cannot hold `#`).",
+		*name, param, names);
 	g_free(names);
 	return false;
+}
+
+/* `transforms` keyed by the machines' own names; two keys may not meet. */
+static bool resolve_transforms(struct correlate_iter *iter)
+{
+	GHashTable **transforms = &iter->comp->params.transforms;
+	GHashTable *resolved = g_hash_table_new_full(g_str_hash, g_str_equal,
+		g_free, g_free);
+	GHashTableIter it;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&it, *transforms);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		char *name = g_strdup(key);
+
+		if (!resolve_machine_name(iter, "transforms", &name)) {
+			g_free(name);
+			g_hash_table_destroy(resolved);
+			return false;
+		}
+
+		if (g_hash_table_contains(resolved, name)) {
+			ITER_ERROR(iter, "Invalid parameter `transforms`: two keys "
+				"name machine `%s` (`%s` is another spelling of it).",
+				name, (const char *) key);
+			g_free(name);
+			g_hash_table_destroy(resolved);
+			return false;
+		}
+
+		g_hash_table_iter_steal(&it);
+		g_hash_table_insert(resolved, name, value);
+		g_free(key);
+	}
+
+	g_hash_table_destroy(*transforms);
+	*transforms = resolved;
+	return true;
 }
 
 /* Whether every machine of the input comes out of filter.vm.correlate. */
@@ -71,24 +125,11 @@ static bool check_rebase(struct correlate_iter *iter)
 
 static bool check_parameters(struct correlate_iter *iter)
 {
-	const struct correlate_params *params = &iter->comp->params;
-	GHashTableIter it;
-	gpointer name;
+	struct correlate_params *params = &iter->comp->params;
 
-	if (!check_machine_name(iter, "reference", params->reference) ||
-			!check_machine_name(iter, "host", params->host) ||
-			!check_rebase(iter)) {
-		return false;
-	}
-
-	g_hash_table_iter_init(&it, params->transforms);
-	while (g_hash_table_iter_next(&it, &name, NULL)) {
-		if (!check_machine_name(iter, "transforms", name)) {
-			return false;
-		}
-	}
-
-	return true;
+	return resolve_machine_name(iter, "reference", &params->reference) &&
+		resolve_machine_name(iter, "host", &params->host) &&
+		check_rebase(iter) && resolve_transforms(iter);
 }
 
 /*
@@ -145,7 +186,8 @@ static uint64_t host_evidence(struct correlate_iter *iter, struct machine *machi
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 
-	if (iter->sync_pass_done || (iter->onepass && iter->onepass_finished)) {
+	if (iter->sync_pass_done ||
+			(correlate_reads_once(iter) && iter->state >= CORRELATE_STATE_ENDING)) {
 		return info->kvm_entries;
 	}
 
@@ -168,8 +210,8 @@ struct machine *correlate_detect_host(struct correlate_iter *iter)
 		count ? count : 1);
 	struct machine *named = iter->comp->params.host ?
 		machine_table_find_by_name(iter->machines, iter->comp->params.host) : NULL;
-	bool final = iter->sync_pass_done || (iter->onepass ? iter->onepass_finished :
-		iter->phase != PHASE_SYNC_PASS);
+	bool final = iter->sync_pass_done || (correlate_reads_once(iter) ?
+		iter->state >= CORRELATE_STATE_ENDING : iter->state != CORRELATE_STATE_SYNC_PASS);
 	struct vm_host_choice choice;
 	struct machine *host;
 	unsigned int i;

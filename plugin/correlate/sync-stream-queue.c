@@ -5,7 +5,8 @@
  * by the reorder buffer. See sync-stream.h.
  */
 
-#include "correlate/iterator.h"
+#include "correlate/machines.h"
+#include "correlate/sync-stream-queue.h"
 
 /* After every upstream stream's key ("\x7f" sorts after the hostnames). */
 static const char SYNC_STREAM_KEY[] = "\x7fvm-sync";

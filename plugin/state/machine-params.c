@@ -21,12 +21,15 @@ const char *state_machine_name(const struct state_iterator *it,
 	return machine_display_name(machine_table_at(it->machines, index));
 }
 
-/* The index of the machine named `name`; false when there is none. */
+/*
+ * The index of the machine a parameter names (`base-N` for `base#N` too: a
+ * map key cannot hold `#`); false when there is none.
+ */
 static bool find_machine(const struct state_iterator *it, const char *name,
 		unsigned int *index)
 {
 	const struct machine *machine =
-		machine_table_find_by_name(it->machines, name);
+		machine_table_find_by_param(it->machines, name);
 
 	if (!machine) {
 		return false;
@@ -194,6 +197,51 @@ static void apply_env_host_pids(struct state_iterator *it)
 }
 
 /*
+ * vm-pids keyed by the machines' own names, which the rest of the
+ * component looks up: a key may be spelled `base-N`. False, with an error,
+ * when a key names no machine or two keys name one.
+ */
+static bool resolve_vm_pids(struct state_iterator *it)
+{
+	GHashTable **vm_pids = &it->component->params.vm_pids;
+	GHashTable *resolved = g_hash_table_new_full(g_str_hash, g_str_equal,
+		g_free, g_free);
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&iter, *vm_pids);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		const struct machine *machine =
+			machine_table_find_by_param(it->machines, key);
+
+		if (machine && !g_hash_table_contains(resolved, machine->name)) {
+			g_hash_table_iter_steal(&iter);
+			g_hash_table_insert(resolved, g_strdup(machine->name), value);
+			g_free(key);
+			continue;
+		}
+		if (machine) {
+			ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: two keys name "
+				"machine `%s` (`%s` is another spelling of it).",
+				machine->name, (const char *) key);
+		} else {
+			char *list = machine_table_names_text(it->machines);
+
+			ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: no machine of "
+				"the input is named `%s`; the machines are: %s (write "
+				"`base-2` for `base#2`: a map key cannot hold `#`).",
+				(const char *) key, list);
+			g_free(list);
+		}
+		g_hash_table_destroy(resolved);
+		return false;
+	}
+	g_hash_table_destroy(*vm_pids);
+	*vm_pids = resolved;
+	return true;
+}
+
+/*
  * Parameter vm-pids names machines: checked once the machines are known,
  * that is at the first event (every stream has begun by then) or at the end.
  * The machines' `vm_host_pid` entries go in then too.
@@ -204,21 +252,17 @@ static bool apply_vm_pids(struct state_iterator *it)
 	gpointer key, value;
 
 	it->vm_pids_applied = true;
+	if (!resolve_vm_pids(it)) {
+		return false;
+	}
 	g_hash_table_iter_init(&iter, it->component->params.vm_pids);
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		unsigned int machine;
 
-		if (!find_machine(it, key, &machine)) {
-			char *list = machine_table_names_text(it->machines);
-
-			ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: no machine of "
-				"the input is named `%s`; the machines are: %s.",
-				(const char *) key, list);
-			g_free(list);
-			return false;
+		if (find_machine(it, key, &machine)) {
+			it->model->cls->set_vm_pid(it->model->data, machine,
+				*(const gint64 *) value);
 		}
-		it->model->cls->set_vm_pid(it->model->data, machine,
-			*(const gint64 *) value);
 	}
 	apply_env_host_pids(it);
 	return true;

@@ -125,8 +125,9 @@ static bool parse_vm_pids(bt_self_component *self_comp, const bt_value *value,
 	}
 	if (!bt_value_is_map(value)) {
 		ERROR_CAUSE(self_comp, "Parameter `vm-pids` must be a map from "
-			"guest machine names to the process ids of their QEMU on "
-			"the host (e.g. `vm-pids={guest=1234}`).");
+			"guest machine names (`base-2` for `base#2`: a key cannot "
+			"hold `#`) to the process ids of their QEMU on the host "
+			"(e.g. `vm-pids={guest=1234}`).");
 		return false;
 	}
 	context.guest_of_pid = vm_int64_table_new(NULL);

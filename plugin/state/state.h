@@ -30,7 +30,8 @@
 	"  model=NAME      hypervisor model (default `kvm`).\n" \
 	"  vm-pids={GUEST=PID,...}\n" \
 	"                  host process id of each guest's QEMU, for traces " \
-	"without vmsync events.\n" \
+	"without vmsync events (GUEST `base-2` names `base#2`: a map key " \
+	"cannot hold `#`).\n" \
 	"  host=MACHINE    the host, without filter.vm.correlate's vm_role.\n\n" \
 	VM_MAN_PAGE_HELP("babeltrace2-filter.vm.state")
 

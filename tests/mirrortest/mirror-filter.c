@@ -1,7 +1,7 @@
 /*
  * filter.vmtest.mirror: one input port, one output port; every upstream
- * message goes through mirror_convert() with t + offset-ns as the formula
- * of every clock class. It also checks, on every message, that
+ * message goes through mirror_convert() with t + offset-ns as the time
+ * function of every clock class. It also checks, on every message, that
  * mirror_message_time() announces the time the converted message carries.
  * With park=true, events go through mirror_park() and
  * mirror_convert_parked() instead (what correlate does when it reads once).
@@ -11,7 +11,9 @@
 #include <string.h>
 #include <glib.h>
 
-#include "correlate/mirror.h"
+#include "correlate/mirror/mirror.h"
+#include "sync/formula.h"
+#include "sync/map.h"
 #include "mirror-filter.h"
 
 struct mirror_filter {
@@ -145,19 +147,33 @@ void mirror_filter_finalize(bt_self_component_filter *self_comp_filter)
 	}
 }
 
-/* The same formula for every clock class but the `no-formula-for` one. */
-static const struct vm_sync_map *offset_formula(void *data,
-		const bt_clock_class *clock_class)
+/*
+ * t + offset-ns for every clock class but the `no-formula-for` one, with
+ * errors worded as correlate's.
+ */
+static bool offset_time(void *data, const bt_clock_class *clock_class,
+		int64_t ns_from_origin, int64_t *ref_ns)
 {
 	struct mirror_filter *filter = data;
 	const char *name = bt_clock_class_get_name(clock_class);
 
 	if (filter->no_formula_for && name &&
 			strcmp(name, filter->no_formula_for) == 0) {
-		return NULL;
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_UNKNOWN("filter.vmtest.mirror",
+			"Clock class `%s` belongs to no machine known to the filter.", name);
+		return false;
 	}
 
-	return &filter->map;
+	if (!vm_sync_formula_apply_checked(vm_sync_map_formula_at(&filter->map, ns_from_origin),
+			ns_from_origin, ref_ns) || *ref_ns < 0) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_UNKNOWN("filter.vmtest.mirror",
+			"Time %" PRId64 " ns of clock class `%s` maps out of the output "
+			"clock's range (0 to %" PRId64 " ns from the Unix epoch).",
+			ns_from_origin, name ? name : "(unnamed)", INT64_MAX);
+		return false;
+	}
+
+	return true;
 }
 
 static void drop_pending(struct mirror_filter_iter *iter)
@@ -205,7 +221,7 @@ bt_message_iterator_class_initialize_method_status mirror_filter_iterator_initia
 	}
 
 	iter->mirror = mirror_create(self_msg_iter, self_comp,
-		iter->filter->log_level, offset_formula, NULL, iter->filter);
+		iter->filter->log_level, offset_time, NULL, iter->filter);
 	if (!iter->mirror) {
 		goto error;
 	}

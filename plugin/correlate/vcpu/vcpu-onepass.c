@@ -4,12 +4,13 @@
 
 #include <glib.h>
 
-#include "correlate/iterator.h"
-#include "correlate/vcpu-collect.h"
-#include "correlate/vcpu-collect-private.h"
-#include "correlate/vcpu-losses.h"
-#include "correlate/vcpu-onepass.h"
-#include "correlate/vcpu-solve.h"
+#include "correlate/machines.h"
+#include "correlate/strategy.h"
+#include "correlate/vcpu/vcpu-collect.h"
+#include "correlate/vcpu/vcpu-collect-private.h"
+#include "correlate/vcpu/vcpu-losses.h"
+#include "correlate/vcpu/vcpu-onepass.h"
+#include "correlate/vcpu/vcpu-solve.h"
 #include "sync/online.h"
 #include "sync/vcpu-follow.h"
 
@@ -36,7 +37,7 @@ bool correlate_vcpu_onepass_possible(struct correlate_iter *iter, struct machine
 {
 	struct machine_info *info = correlate_machine_info(iter, machine);
 
-	return iter->onepass && iter->vcpu_collector && iter->by_vcpu &&
+	return correlate_reads_once(iter) && iter->vcpu_collector && iter->by_vcpu &&
 		correlate_reference_machine(iter) == iter->sync_host &&
 		correlate_vcpu_may_use(iter, machine) && !info->vcpu_unneeded &&
 		(info->vcpu_guest_events > 0 || info->vcpu_events_without_cpu == 0);

@@ -5,9 +5,9 @@
 #include <inttypes.h>
 #include <glib.h>
 
-#include "correlate/iterator.h"
-#include "correlate/vcpu-collect-private.h"
-#include "correlate/vcpu-losses.h"
+#include "correlate/machines.h"
+#include "correlate/vcpu/vcpu-collect-private.h"
+#include "correlate/vcpu/vcpu-losses.h"
 #include "loss/gap-tracker.h"
 #include "util/time-span.h"
 

@@ -4,9 +4,9 @@
 
 #include <inttypes.h>
 
-#include "correlate/iterator.h"
-#include "correlate/vcpu-losses.h"
-#include "correlate/vcpu-solve.h"
+#include "correlate/machines.h"
+#include "correlate/vcpu/vcpu-losses.h"
+#include "correlate/vcpu/vcpu-solve.h"
 
 void correlate_vcpu_solve(struct correlate_iter *iter, const struct machine *reference,
 		struct vcpu_solution *solution)

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "mirror-internal.h"
+#include "correlate/mirror/mirror-internal.h"
 
 /* GDestroyNotify adapters: babeltrace2's put functions take typed pointers. */
 static void put_trace_class(gpointer p) { bt_trace_class_put_ref(p); }
@@ -26,7 +26,6 @@ static void destroy_mirror_event_class(gpointer p)
 }
 static void put_stream(gpointer p) { bt_stream_put_ref(p); }
 static void put_field_class(gpointer p) { bt_field_class_put_ref(p); }
-static void put_clock_class(gpointer p) { bt_clock_class_put_ref(p); }
 
 void mirror_stream_close_packet(struct mirror_stream *stream)
 {
@@ -99,7 +98,7 @@ static bt_clock_class *create_reference_clock_class(bt_self_component *self_comp
 
 struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
 		bt_self_component *self_comp, bt_logging_level log_level,
-		mirror_formula_fn formula_fn, mirror_trace_created_fn created_fn,
+		mirror_time_fn time_fn, mirror_trace_created_fn created_fn,
 		void *data)
 {
 	struct mirror *mirror = g_new0(struct mirror, 1);
@@ -107,7 +106,7 @@ struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
 	mirror->self_msg_iter = self_msg_iter;
 	mirror->self_comp = self_comp;
 	mirror->log_level = log_level;
-	mirror->formula_fn = formula_fn;
+	mirror->time_fn = time_fn;
 	mirror->created_fn = created_fn;
 	mirror->data = data;
 	mirror->clock_class = create_reference_clock_class(self_comp);
@@ -125,7 +124,6 @@ struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
 	mirror_map_init(&mirror->event_classes, put_event_class,
 		destroy_mirror_event_class);
 	mirror_map_init(&mirror->streams, put_stream, destroy_mirror_stream);
-	mirror_map_init(&mirror->formulas, put_clock_class, NULL);
 	mirror_map_init(&mirror->park_plans, put_event_class, mirror_park_plans_destroy);
 	mirror->park_scratch = g_byte_array_new();
 	mirror->park_arena = vm_arena_create(MIRROR_PARK_CHUNK_SIZE);
@@ -146,43 +144,14 @@ void mirror_destroy(struct mirror *mirror)
 	mirror_map_fini(&mirror->stream_classes);
 	mirror_map_fini(&mirror->traces);
 	mirror_map_fini(&mirror->trace_classes);
-	mirror_map_fini(&mirror->formulas);
 	mirror_map_fini(&mirror->park_plans);
+	bt_clock_class_put_ref(mirror->last_conversion.clock_class);
 	g_byte_array_unref(mirror->park_scratch);
 	/* Records still waiting (freed after the mirror) keep their chunks. */
 	vm_arena_destroy(mirror->park_arena);
 	g_hash_table_destroy(mirror->field_classes);
 	bt_clock_class_put_ref(mirror->clock_class);
 	g_free(mirror);
-}
-
-/*
- * The formula of an upstream clock class; asks the component only the first
- * time, and remembers a NULL answer too. `found` tells whether the clock
- * class belongs to a known machine.
- */
-static const struct vm_sync_map *lookup_formula(struct mirror *mirror,
-		const bt_clock_class *clock_class, bool *found)
-{
-	struct mirror_map *map = &mirror->formulas;
-	struct mirror_map_slot *slot = mirror_map_slot(map, clock_class);
-	gpointer value;
-
-	if (slot->key == clock_class) {
-		*found = slot->value != NULL;
-		return slot->value;
-	}
-
-	if (!g_hash_table_lookup_extended(map->table, clock_class, NULL, &value)) {
-		value = (gpointer) mirror->formula_fn(mirror->data, clock_class);
-		bt_clock_class_get_ref(clock_class);
-		g_hash_table_insert(map->table, (gpointer) clock_class, value);
-	}
-
-	slot->key = clock_class;
-	slot->value = value;
-	*found = value != NULL;
-	return value;
 }
 
 static const char *clock_class_name(const bt_clock_class *clock_class)
@@ -218,60 +187,21 @@ static bool snapshot_ns_from_origin(struct mirror *mirror,
 }
 
 /*
- * `ref_ns` as an output clock value. The output clock (Unix epoch origin,
- * offset 0) holds 0 to INT64_MAX ns: anything else is refused, not clamped,
- * since a clamped time would misplace the message without a word.
+ * The reference time of a snapshot, from the component's conversion; a
+ * caller that only asks (`report` false) leaves no error cause behind.
  */
-static bool output_value(struct mirror *mirror, const bt_clock_snapshot *snapshot,
-		bool fits, int64_t ref_ns, bool report, uint64_t *value)
+static bool convert_time(struct mirror *mirror, const bt_clock_class *clock_class,
+		int64_t ns_from_origin, bool report, int64_t *ref_ns)
 {
-	int64_t ns_from_origin = 0;
-
-	if (fits && ref_ns >= 0) {
-		*value = (uint64_t) ref_ns;
+	if (mirror->time_fn(mirror->data, clock_class, ns_from_origin, ref_ns)) {
 		return true;
 	}
 
-	if (report) {
-		snapshot_ns_from_origin(mirror, snapshot, false, &ns_from_origin);
-		MIRROR_ERROR(mirror,
-			"Time %" PRId64 " ns of clock class `%s` maps to %s%" PRId64
-			" ns with the formula of its machine, out of the output "
-			"clock's range (0 to %" PRId64 " ns from the Unix epoch): "
-			"that formula is wrong for this trace.",
-			ns_from_origin,
-			clock_class_name(bt_clock_snapshot_borrow_clock_class_const(snapshot)),
-			fits ? "" : "beyond ", ref_ns, INT64_MAX);
+	if (!report) {
+		bt_current_thread_clear_error();
 	}
 
 	return false;
-}
-
-/* The reference time of `ns_from_origin` as an output clock value. */
-static bool apply_formula(struct mirror *mirror, const bt_clock_snapshot *snapshot,
-		const bt_clock_class *clock_class, int64_t ns_from_origin,
-		bool report, uint64_t *value)
-{
-	bool found;
-	const struct vm_sync_map *map = lookup_formula(mirror, clock_class, &found);
-	int64_t ref_ns;
-	bool fits;
-
-	if (!found) {
-		if (report) {
-			MIRROR_ERROR(mirror,
-				"Clock class `%s` belongs to no machine known to "
-				"filter.vm.correlate: cannot convert its times to the "
-				"reference time base. Check that every input trace has "
-				"a `hostname` environment entry.",
-				clock_class_name(clock_class));
-		}
-		return false;
-	}
-
-	fits = vm_sync_formula_apply_checked(vm_sync_map_formula_at(map, ns_from_origin),
-		ns_from_origin, &ref_ns);
-	return output_value(mirror, snapshot, fits, ref_ns, report, value);
 }
 
 bool mirror_convert_snapshot(struct mirror *mirror,
@@ -279,15 +209,23 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 {
 	const bt_clock_class *clock_class;
 	int64_t ns_from_origin;
+	int64_t ref_ns;
 
 	if (mirror->known.valid) {
-		/*
-		 * Converted by the caller with the same formula. On every event:
-		 * the clock class is only asked for when an error needs it.
-		 */
+		/* Converted by the caller, which checked the output clock's range. */
 		mirror->known.valid = false;
-		return output_value(mirror, snapshot, true, mirror->known.ref_ns, report,
-			value);
+		if (mirror->known.ref_ns < 0) {
+			if (report) {
+				MIRROR_ERROR(mirror, "A converted time, %" PRId64 " ns, is "
+					"before the output clock's origin (the Unix epoch).",
+					mirror->known.ref_ns);
+			}
+
+			return false;
+		}
+
+		*value = (uint64_t) mirror->known.ref_ns;
+		return true;
 	}
 
 	clock_class = bt_clock_snapshot_borrow_clock_class_const(snapshot);
@@ -296,18 +234,24 @@ bool mirror_convert_snapshot(struct mirror *mirror,
 		return false;
 	}
 
-	/* The formula's clock class is referenced: its address is not reused. */
+	/* The cached clock class is referenced: its address is not reused. */
 	if (mirror->last_conversion.clock_class == clock_class &&
 			mirror->last_conversion.ns_from_origin == ns_from_origin) {
 		*value = mirror->last_conversion.value;
 		return true;
 	}
 
-	if (!apply_formula(mirror, snapshot, clock_class, ns_from_origin, report, value)) {
+	if (!convert_time(mirror, clock_class, ns_from_origin, report, &ref_ns)) {
 		return false;
 	}
 
-	mirror->last_conversion.clock_class = clock_class;
+	*value = (uint64_t) ref_ns;
+	if (mirror->last_conversion.clock_class != clock_class) {
+		bt_clock_class_get_ref(clock_class);
+		bt_clock_class_put_ref(mirror->last_conversion.clock_class);
+		mirror->last_conversion.clock_class = clock_class;
+	}
+
 	mirror->last_conversion.ns_from_origin = ns_from_origin;
 	mirror->last_conversion.value = *value;
 	return true;

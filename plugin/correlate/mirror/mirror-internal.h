@@ -12,7 +12,7 @@
 #include <glib.h>
 
 #include "common/address-hash.h"
-#include "mirror.h"
+#include "correlate/mirror/mirror.h"
 #include "util/arena.h"
 
 /*
@@ -65,7 +65,7 @@ struct mirror {
 	bt_self_message_iterator *self_msg_iter;
 	bt_self_component *self_comp;
 	bt_logging_level log_level;
-	mirror_formula_fn formula_fn;
+	mirror_time_fn time_fn;
 	mirror_trace_created_fn created_fn;
 	void *data;
 
@@ -88,8 +88,6 @@ struct mirror {
 	 * selector field class of a dynamic array, option or variant.
 	 */
 	GHashTable *field_classes;
-	/* Upstream clock class -> formula (NULL: no known machine). */
-	struct mirror_map formulas;
 	/*
 	 * Upstream event class -> struct mirror_park_plans, and the buffer a
 	 * record is written in (mirror-parked.c).
@@ -259,5 +257,72 @@ void mirror_copy_plan_destroy(struct mirror_copy_plan *plan);
 /* mirror_copy_field(), for a field whose class `plan` was made from. */
 bool mirror_copy_field_planned(struct mirror *mirror, const struct mirror_copy_plan *plan,
 		const bt_field *in, bt_field *out);
+
+/* mirror-messages.c: the one builder of output event messages (fields left to fill). */
+bt_message *mirror_create_event_message(struct mirror *mirror, struct mirror_stream *stream,
+		struct mirror_event_class *ec, const bt_packet *in_packet, uint64_t time);
+
+/*
+ * The kinds of fields, by class type: the one table every walk over fields
+ * switches on (field class copy, field copy, parked records written and
+ * read back). A new field class type is one line here, then one case per
+ * walk.
+ */
+enum mirror_field_kind {
+	MIRROR_FIELD_BOOL,
+	MIRROR_FIELD_BIT_ARRAY,
+	MIRROR_FIELD_UNSIGNED,     /* unsigned integers and enumerations */
+	MIRROR_FIELD_SIGNED,       /* signed integers and enumerations */
+	MIRROR_FIELD_SINGLE,
+	MIRROR_FIELD_DOUBLE,
+	MIRROR_FIELD_STRING,
+	MIRROR_FIELD_STRUCTURE,
+	MIRROR_FIELD_ARRAY,        /* static and dynamic */
+	MIRROR_FIELD_OPTION,       /* with or without a selector */
+	MIRROR_FIELD_VARIANT,      /* with or without a selector */
+	MIRROR_FIELD_UNSUPPORTED,
+};
+
+static inline enum mirror_field_kind mirror_field_kind_of(bt_field_class_type type)
+{
+	switch (type) {
+	case BT_FIELD_CLASS_TYPE_BOOL:
+		return MIRROR_FIELD_BOOL;
+	case BT_FIELD_CLASS_TYPE_BIT_ARRAY:
+		return MIRROR_FIELD_BIT_ARRAY;
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
+		return MIRROR_FIELD_UNSIGNED;
+	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
+		return MIRROR_FIELD_SIGNED;
+	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL:
+		return MIRROR_FIELD_SINGLE;
+	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL:
+		return MIRROR_FIELD_DOUBLE;
+	case BT_FIELD_CLASS_TYPE_STRING:
+		return MIRROR_FIELD_STRING;
+	case BT_FIELD_CLASS_TYPE_STRUCTURE:
+		return MIRROR_FIELD_STRUCTURE;
+	case BT_FIELD_CLASS_TYPE_STATIC_ARRAY:
+	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITHOUT_LENGTH_FIELD:
+	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITH_LENGTH_FIELD:
+		return MIRROR_FIELD_ARRAY;
+	case BT_FIELD_CLASS_TYPE_OPTION_WITHOUT_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_OPTION_WITH_BOOL_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_OPTION_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_OPTION_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
+		return MIRROR_FIELD_OPTION;
+	case BT_FIELD_CLASS_TYPE_VARIANT_WITHOUT_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
+	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
+		return MIRROR_FIELD_VARIANT;
+	default:
+		return MIRROR_FIELD_UNSUPPORTED;
+	}
+}
+
+/* The error cause for a field (class) type no walk supports; false. */
+bool mirror_unsupported_field(struct mirror *mirror, bt_field_class_type type);
 
 #endif /* VM_CORRELATE_MIRROR_INTERNAL_H */

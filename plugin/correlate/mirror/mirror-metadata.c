@@ -6,7 +6,7 @@
 
 #include <inttypes.h>
 
-#include "mirror-internal.h"
+#include "correlate/mirror/mirror-internal.h"
 
 static const char *or_unnamed(const char *name)
 {

@@ -6,7 +6,7 @@
 
 #include <inttypes.h>
 
-#include "mirror-internal.h"
+#include "correlate/mirror/mirror-internal.h"
 
 static const bt_field_class *scope_root(const struct mirror_fc_scope *scope,
 		bt_field_path_scope root)
@@ -407,44 +407,35 @@ static bt_field_class *copy_by_type(struct mirror *mirror, bt_trace_class *tc,
 {
 	bt_field_class_type type = bt_field_class_get_type(in);
 
-	switch (type) {
-	case BT_FIELD_CLASS_TYPE_BOOL:
+	switch (mirror_field_kind_of(type)) {
+	case MIRROR_FIELD_BOOL:
 		return bt_field_class_bool_create(tc);
-	case BT_FIELD_CLASS_TYPE_BIT_ARRAY:
+	case MIRROR_FIELD_BIT_ARRAY:
 		return bt_field_class_bit_array_create(tc,
 			bt_field_class_bit_array_get_length(in));
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
-	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
+	case MIRROR_FIELD_UNSIGNED:
+	case MIRROR_FIELD_SIGNED:
 		return copy_integer(mirror, tc, in);
-	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL:
+	case MIRROR_FIELD_SINGLE:
 		return bt_field_class_real_single_precision_create(tc);
-	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL:
+	case MIRROR_FIELD_DOUBLE:
 		return bt_field_class_real_double_precision_create(tc);
-	case BT_FIELD_CLASS_TYPE_STRING:
+	case MIRROR_FIELD_STRING:
 		return bt_field_class_string_create(tc);
-	case BT_FIELD_CLASS_TYPE_STRUCTURE:
+	case MIRROR_FIELD_STRUCTURE:
 		return copy_structure(mirror, tc, scope, in);
-	case BT_FIELD_CLASS_TYPE_STATIC_ARRAY:
-	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITHOUT_LENGTH_FIELD:
-	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITH_LENGTH_FIELD:
+	case MIRROR_FIELD_ARRAY:
 		return copy_array(mirror, tc, scope, in);
-	case BT_FIELD_CLASS_TYPE_OPTION_WITHOUT_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_OPTION_WITH_BOOL_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_OPTION_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_OPTION_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
+	case MIRROR_FIELD_OPTION:
 		return copy_option(mirror, tc, scope, in);
-	case BT_FIELD_CLASS_TYPE_VARIANT_WITHOUT_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
+	case MIRROR_FIELD_VARIANT:
 		return copy_variant(mirror, tc, scope, in);
-	default:
-		MIRROR_ERROR(mirror, "Field class type %#" PRIx64 " is not supported "
-			"by filter.vm.correlate: use a trace with babeltrace2 2.0 field "
-			"classes.", (uint64_t) type);
-		return NULL;
+	case MIRROR_FIELD_UNSUPPORTED:
+		break;
 	}
+
+	mirror_unsupported_field(mirror, type);
+	return NULL;
 }
 
 bt_field_class *mirror_copy_field_class(struct mirror *mirror,

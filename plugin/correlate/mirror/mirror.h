@@ -13,20 +13,17 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
-#include "sync/map.h"
-
 struct mirror;
 
 /*
- * The map from an upstream clock class's time (ns from its origin) to the
- * reference time base (ns since the Unix epoch). Called once per upstream
- * clock class, the first time the mirror meets it; the returned map (one
- * formula or the segments of a piecewise map) must stay valid as long as
- * the mirror lives. NULL: the clock class belongs to no
- * known machine (the mirror then fails that message with an error cause).
+ * The reference time (ns since the Unix epoch) of `ns_from_origin`, a time
+ * of `upstream_clock_class`: the component's conversion, the only one (the
+ * mirror converts nothing itself). False, with an error cause appended,
+ * when there is none: the clock class belongs to no known machine, or the
+ * time maps out of the output clock's range (0 to INT64_MAX ns).
  */
-typedef const struct vm_sync_map *(*mirror_formula_fn)(void *data,
-		const bt_clock_class *upstream_clock_class);
+typedef bool (*mirror_time_fn)(void *data, const bt_clock_class *upstream_clock_class,
+		int64_t ns_from_origin, int64_t *ref_ns);
 
 /*
  * Called once per upstream trace, right after its mirror trace is created
@@ -40,7 +37,7 @@ typedef bool (*mirror_trace_created_fn)(void *data,
 
 struct mirror *mirror_create(bt_self_message_iterator *self_msg_iter,
 		bt_self_component *self_comp, bt_logging_level log_level,
-		mirror_formula_fn formula_fn, mirror_trace_created_fn created_fn,
+		mirror_time_fn time_fn, mirror_trace_created_fn created_fn,
 		void *data);
 
 void mirror_destroy(struct mirror *mirror);
@@ -58,10 +55,9 @@ bt_message *mirror_convert(struct mirror *mirror, const bt_message *in);
 
 /*
  * The same, for a caller that already converted the message's time:
- * `ref_ns` is what the formula of the message's clock class gives for its
- * default clock snapshot (the beginning one for discarded events/packets),
- * and the output message carries it (clamped to the output clock's range)
- * without applying the formula again.
+ * `ref_ns` is what `time_fn` gives for its default clock snapshot (the
+ * beginning one for discarded events/packets), and the output message
+ * carries it without asking again.
  */
 bt_message *mirror_convert_at(struct mirror *mirror, const bt_message *in,
 		int64_t ref_ns);

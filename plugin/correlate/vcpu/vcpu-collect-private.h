@@ -55,4 +55,7 @@ struct vcpu_collector {
 int64_t correlate_vcpu_number(struct vcpu_collector *collector,
 		const struct vm_guest_mode_interval *interval, int64_t pid);
 
+/* Frees the collector (vcpu-collect.c); the alignment keeps what it was given. */
+void correlate_vcpu_destroy_collector(struct correlate_iter *iter);
+
 #endif /* VM_CORRELATE_VCPU_COLLECT_PRIVATE_H */

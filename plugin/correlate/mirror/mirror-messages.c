@@ -5,7 +5,7 @@
 
 #include <inttypes.h>
 
-#include "mirror-internal.h"
+#include "correlate/mirror/mirror-internal.h"
 
 /* A new output packet, the mirror of `in`, now open in `stream`. */
 static bt_packet *open_output_packet(struct mirror *mirror,
@@ -73,13 +73,41 @@ static bool copy_event_fields(struct mirror *mirror, const struct mirror_event_c
 			bt_event_borrow_payload_field(out)));
 }
 
-/* The event's stream was mirrored first: its packet, if any, is in that stream. */
-static bt_message *create_event_message(struct mirror *mirror,
-		const bt_message *in, bt_event_class *out_ec, const bt_event *in_event,
-		struct mirror_stream *out_stream)
+/*
+ * The one builder of output event messages (mirror_convert() and parked
+ * events): in `stream`'s packet mirroring `in_packet` (when the stream has
+ * packets), at `time` (when it has a clock). The stream was mirrored
+ * first: its packet, if any, is in that stream.
+ */
+bt_message *mirror_create_event_message(struct mirror *mirror, struct mirror_stream *stream,
+		struct mirror_event_class *ec, const bt_packet *in_packet, uint64_t time)
 {
 	bt_self_message_iterator *iter = mirror->self_msg_iter;
-	bt_packet *out_packet;
+	bt_packet *packet;
+
+	if (stream->has_packets) {
+		packet = mirror_stream_packet(mirror, stream, in_packet);
+		if (!packet) {
+			return NULL;
+		}
+
+		return stream->has_clock ?
+			bt_message_event_create_with_packet_and_default_clock_snapshot(
+				iter, ec->out, packet, time) :
+			bt_message_event_create_with_packet(iter, ec->out, packet);
+	}
+
+	return stream->has_clock ?
+		bt_message_event_create_with_default_clock_snapshot(iter, ec->out, stream->out,
+			time) :
+		bt_message_event_create(iter, ec->out, stream->out);
+}
+
+/* An upstream event's output message, at the caller's time or its own converted. */
+static bt_message *create_event_message(struct mirror *mirror, const bt_message *in,
+		struct mirror_event_class *out_ec, const bt_event *in_event,
+		struct mirror_stream *out_stream)
+{
 	uint64_t time = 0;
 
 	if (out_stream->has_clock && !mirror_take_known(mirror, &time) &&
@@ -89,23 +117,8 @@ static bt_message *create_event_message(struct mirror *mirror,
 		return NULL;
 	}
 
-	if (out_stream->has_packets) {
-		out_packet = mirror_stream_packet(mirror, out_stream,
-			bt_event_borrow_packet_const(in_event));
-		if (!out_packet) {
-			return NULL;
-		}
-
-		return out_stream->has_clock ?
-			bt_message_event_create_with_packet_and_default_clock_snapshot(
-				iter, out_ec, out_packet, time) :
-			bt_message_event_create_with_packet(iter, out_ec, out_packet);
-	}
-
-	return out_stream->has_clock ?
-		bt_message_event_create_with_default_clock_snapshot(iter, out_ec,
-			out_stream->out, time) :
-		bt_message_event_create(iter, out_ec, out_stream->out);
+	return mirror_create_event_message(mirror, out_stream, out_ec,
+		out_stream->has_packets ? bt_event_borrow_packet_const(in_event) : NULL, time);
 }
 
 static bt_message *convert_event(struct mirror *mirror, const bt_message *in)
@@ -127,7 +140,7 @@ static bt_message *convert_event(struct mirror *mirror, const bt_message *in)
 		return NULL;
 	}
 
-	out = create_event_message(mirror, in, out_ec->out, in_event, out_stream);
+	out = create_event_message(mirror, in, out_ec, in_event, out_stream);
 	if (!out) {
 		MIRROR_ERROR(mirror, "Cannot create an output event message.");
 		return NULL;

@@ -5,7 +5,7 @@
 
 #include <inttypes.h>
 
-#include "mirror-internal.h"
+#include "correlate/mirror/mirror-internal.h"
 
 /*
  * By length: the length is the string. src.ctf.fs 2.0.4 decodes a string
@@ -117,49 +117,40 @@ static inline bool copy_integer(bt_field_class_type type, const bt_field *in,
 static bool copy_field_of_type(struct mirror *mirror, bt_field_class_type type,
 		const bt_field *in, bt_field *out)
 {
-	switch (type) {
-	case BT_FIELD_CLASS_TYPE_BOOL:
+	switch (mirror_field_kind_of(type)) {
+	case MIRROR_FIELD_BOOL:
 		bt_field_bool_set_value(out, bt_field_bool_get_value(in));
 		return true;
-	case BT_FIELD_CLASS_TYPE_BIT_ARRAY:
+	case MIRROR_FIELD_BIT_ARRAY:
 		bt_field_bit_array_set_value_as_integer(out,
 			bt_field_bit_array_get_value_as_integer(in));
 		return true;
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
-	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
+	case MIRROR_FIELD_UNSIGNED:
+	case MIRROR_FIELD_SIGNED:
 		return copy_integer(type, in, out);
-	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL:
+	case MIRROR_FIELD_SINGLE:
 		bt_field_real_single_precision_set_value(out,
 			bt_field_real_single_precision_get_value(in));
 		return true;
-	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL:
+	case MIRROR_FIELD_DOUBLE:
 		bt_field_real_double_precision_set_value(out,
 			bt_field_real_double_precision_get_value(in));
 		return true;
-	case BT_FIELD_CLASS_TYPE_STRING:
+	case MIRROR_FIELD_STRING:
 		return copy_string(mirror, in, out);
-	case BT_FIELD_CLASS_TYPE_STRUCTURE:
+	case MIRROR_FIELD_STRUCTURE:
 		return copy_structure(mirror, in, out);
-	case BT_FIELD_CLASS_TYPE_STATIC_ARRAY:
-	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITHOUT_LENGTH_FIELD:
-	case BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY_WITH_LENGTH_FIELD:
+	case MIRROR_FIELD_ARRAY:
 		return copy_array(mirror, in, out);
-	case BT_FIELD_CLASS_TYPE_OPTION_WITHOUT_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_OPTION_WITH_BOOL_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_OPTION_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_OPTION_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
+	case MIRROR_FIELD_OPTION:
 		return copy_option(mirror, in, out);
-	case BT_FIELD_CLASS_TYPE_VARIANT_WITHOUT_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_UNSIGNED_INTEGER_SELECTOR_FIELD:
-	case BT_FIELD_CLASS_TYPE_VARIANT_WITH_SIGNED_INTEGER_SELECTOR_FIELD:
+	case MIRROR_FIELD_VARIANT:
 		return copy_variant(mirror, in, out);
-	default:
-		MIRROR_ERROR(mirror, "Field of class type %#" PRIx64 " is not "
-			"supported by filter.vm.correlate.", (uint64_t) type);
-		return false;
+	case MIRROR_FIELD_UNSUPPORTED:
+		break;
 	}
+
+	return mirror_unsupported_field(mirror, type);
 }
 
 bool mirror_copy_field(struct mirror *mirror, const bt_field *in, bt_field *out)
@@ -237,4 +228,12 @@ bool mirror_copy_field_planned(struct mirror *mirror, const struct mirror_copy_p
 	}
 
 	return true;
+}
+
+bool mirror_unsupported_field(struct mirror *mirror, bt_field_class_type type)
+{
+	MIRROR_ERROR(mirror, "Field class type %#" PRIx64 " is not supported by "
+		"filter.vm.correlate: use a trace with babeltrace2 2.0 field classes.",
+		(uint64_t) type);
+	return false;
 }
