@@ -239,6 +239,15 @@ bool vm_vcpu_walk(const struct vm_vcpu_pairing *pairing,
  */
 struct vm_sync_segments *vm_vcpu_segments_of(const GArray *constraints);
 
+/*
+ * What the line `formula` (guest -> host) may be off by, in ns, given only
+ * `constraints`: over the host times [first, last] (the guest's span),
+ * the median and the largest of the distance to the furthest value a line
+ * that keeps every constraint takes there (vcpu-bound.c).
+ */
+void vm_vcpu_error_bound(const GArray *constraints, const struct vm_sync_formula *formula,
+		int64_t first, int64_t last, int64_t *median, int64_t *largest);
+
 /* Orders guint64 values (for g_array_sort). */
 gint vm_vcpu_compare_u64(gconstpointer a, gconstpointer b);
 

@@ -85,6 +85,7 @@ enum vm_vcpu_fit_status {
 	VM_VCPU_FIT_NO_MATCH,       /* no host process's vCPUs fit the guest */
 	VM_VCPU_FIT_AMBIGUOUS,      /* two alignments (or processes) fit as well */
 	VM_VCPU_FIT_TAKEN,          /* its process fits another guest better */
+	VM_VCPU_FIT_LOOSE,          /* one process fits, but its events bound the clock loosely */
 };
 
 struct vm_vcpu_fit {
@@ -101,7 +102,19 @@ struct vm_vcpu_fit {
 	unsigned int segments;            /* OK: of the map, 1 for one line */
 	uint64_t events;                  /* guest events checked (within the host's record) */
 	uint64_t outside;                 /* of those, outside guest mode under the map */
+	/*
+	 * OK, LOOSE: what the map may be off by, from its constraints alone
+	 * (median and largest over the guest's span; 0 for a piecewise map
+	 * of several windows, not bounded that way yet). LOOSE: more than
+	 * VM_VCPU_BOUND_MEDIAN_NS or VM_VCPU_BOUND_LARGEST_NS.
+	 */
+	int64_t bound_median_ns;
+	int64_t bound_largest_ns;
 };
+
+/* The accuracy the method promises (SPEC, issue 29): beyond it, no map. */
+#define VM_VCPU_BOUND_MEDIAN_NS 1000
+#define VM_VCPU_BOUND_LARGEST_NS 5000
 
 /*
  * Aligns every guest collected so far, each with the host process that

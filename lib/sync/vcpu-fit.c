@@ -33,12 +33,15 @@
  * at most, NTP slews by up to 500).
  */
 #define MAX_WINDOW_DRIFT 1e-3L
+/* Rounds over the whole trace, each within what the last one's map allows. */
+#define MAX_FINAL_ROUNDS 4
 /* Guest events outside guest mode allowed: 1 per OUTSIDE_DIVISOR, plus 2. */
 #define OUTSIDE_DIVISOR 1000
 
 /* What trying one process for one guest gave. */
 struct candidate_result {
 	enum vm_coarse_status status;   /* FOUND: `fit` is adopted for it */
+	bool loose;                     /* FOUND: but its bound exceeds the promise */
 	struct vm_vcpu_fit fit;
 	GArray *constraints;            /* struct vm_vcpu_constraint, FOUND only */
 };
@@ -124,6 +127,14 @@ static enum window_fit fit_window(const struct vm_vcpu_pairing *pairing,
 	return result;
 }
 
+static void free_array(GArray **array)
+{
+	if (*array) {
+		g_array_free(*array, TRUE);
+	}
+	*array = NULL;
+}
+
 /*
  * From the offset found near the anchor to a map of the whole trace. False
  * when a window's constraints contradict each other, or the whole trace
@@ -139,16 +150,23 @@ static bool refine(const struct vm_vcpu_pairing *pairing,
 	int64_t tolerance = VM_VCPU_FITTED_TOLERANCE_NS +
 		(coarse->offset_high - coarse->offset_low) / 2;
 	int64_t window = coarse->window;
-	int64_t first, last;
+	int64_t first, last, previous = INT64_MAX;
+	GArray *kept = NULL;
 
 	fit->quality = VM_SYNC_INCOMPLETE;
 	for (;;) {
 		int64_t low = vm_time_sum(coarse->anchor, -window);
 		int64_t high = vm_time_sum(coarse->anchor, window);
+		GArray *round = NULL;
 
-		if (fit_window(pairing, &formula, &tolerance, low, high, NULL, fit) ==
+		if (fit_window(pairing, &formula, &tolerance, low, high, &round, fit) ==
 				WINDOW_CONTRADICTED) {
+			free_array(&kept);
 			return false;
+		}
+		if (round) {
+			free_array(&kept);
+			kept = round;
 		}
 		guest_span(pairing, &formula, &first, &last);
 		if (low <= first && high >= last) {
@@ -156,14 +174,152 @@ static bool refine(const struct vm_vcpu_pairing *pairing,
 		}
 		window = window > INT64_MAX / 4 ? INT64_MAX : window * 4;
 	}
-	/* The whole trace, under the map of the whole trace. */
-	tolerance = VM_VCPU_FITTED_TOLERANCE_NS;
-	if (fit_window(pairing, &formula, &tolerance, INT64_MIN / 2, INT64_MAX / 2,
-			constraints, fit) != WINDOW_FITTED) {
-		return false;
+	/*
+	 * The whole trace, under the map of the whole trace: each round
+	 * attributes within what the last one's map may be off by, from its
+	 * constraints alone (at least 1 us), while that narrows. Within 1 us
+	 * of a line its constraints left a few us loose, events went to wrong
+	 * intervals, and their constraints then held the map there.
+	 */
+	for (int round = 0; round < MAX_FINAL_ROUNDS; round++) {
+		int64_t median = 0, largest = 0, scratch;
+		GArray *next = NULL;
+
+		if (kept) {
+			vm_vcpu_error_bound(kept, &formula, first, last, &median, &largest);
+		}
+		tolerance = MAX(VM_VCPU_FITTED_TOLERANCE_NS, largest);
+		if (round > 0 && tolerance >= previous) {
+			break;
+		}
+		previous = tolerance;
+		scratch = tolerance;
+		if (fit_window(pairing, &formula, &scratch, INT64_MIN / 2, INT64_MAX / 2,
+				&next, fit) != WINDOW_FITTED) {
+			free_array(&kept);
+			return false;
+		}
+		free_array(&kept);
+		kept = next;
+		guest_span(pairing, &formula, &first, &last);
 	}
+	*constraints = kept;
 	fit->formula = formula;
 	return true;
+}
+
+/*
+ * The constraints that line `formula` keeps. A window of a piecewise map
+ * lets through a few that its line breaks by tens of ns (the clock's rate
+ * changed within it): no line keeps them all, and its bound is taken from
+ * those its line keeps.
+ */
+static GArray *kept_by(const GArray *constraints, const struct vm_sync_formula *formula)
+{
+	struct vm_sync_formula inverse = vm_sync_formula_invert(formula);
+	GArray *kept = g_array_new(FALSE, FALSE, sizeof(struct vm_vcpu_constraint));
+
+	for (guint i = 0; i < constraints->len; i++) {
+		const struct vm_vcpu_constraint *c =
+			&g_array_index(constraints, struct vm_vcpu_constraint, i);
+		int64_t y = vm_sync_formula_apply(&inverse, vm_vcpu_constraint_host_time(c));
+
+		if (c->host_to_guest ? c->recv >= y : c->send <= y) {
+			g_array_append_val(kept, *c);
+		}
+	}
+	return kept;
+}
+
+/*
+ * Where each window of the piecewise map of `constraints` begins: indexes
+ * into them, fed in order as vm_vcpu_segments_of() feeds them, plus their
+ * count at the end.
+ */
+static GArray *window_starts(const GArray *constraints)
+{
+	struct vm_sync_segments *segments = vm_sync_segments_create();
+	GArray *starts = g_array_new(FALSE, FALSE, sizeof(guint));
+	unsigned int windows = 0;
+
+	for (guint i = 0; i < constraints->len; i++) {
+		const struct vm_vcpu_constraint *c =
+			&g_array_index(constraints, struct vm_vcpu_constraint, i);
+
+		vm_sync_segments_add(segments, c->host_to_guest, vm_vcpu_constraint_host_time(c),
+			c->host_to_guest ? c->recv : c->send);
+		if (vm_sync_segments_window_count(segments) != windows) {
+			windows = vm_sync_segments_window_count(segments);
+			g_array_append_val(starts, i);
+		}
+	}
+	g_array_append_val(starts, constraints->len);
+	vm_sync_segments_destroy(segments);
+	return starts;
+}
+
+/*
+ * What the line of `segment`, over guest times [begin, end), may be off by
+ * from its window's own constraints `own`: at least what `fit` holds.
+ */
+static void bound_window(const struct vm_vcpu_pairing *pairing, const GArray *window,
+		const struct vm_sync_segment *segment, int64_t end, struct vm_vcpu_fit *fit)
+{
+	GArray *own = kept_by(window, &segment->formula);
+	int64_t first, last, median, largest;
+
+	guest_span(pairing, &segment->formula, &first, &last);
+	if (segment->begin != INT64_MIN) {
+		first = MAX(first, vm_sync_formula_apply(&segment->formula, segment->begin));
+	}
+	if (end != INT64_MAX) {
+		last = MIN(last, vm_sync_formula_apply(&segment->formula, end));
+	}
+	if (first < last) {
+		vm_vcpu_error_bound(own, &segment->formula, first, last, &median, &largest);
+		fit->bound_median_ns = MAX(fit->bound_median_ns, median);
+		fit->bound_largest_ns = MAX(fit->bound_largest_ns, largest);
+	}
+	g_array_free(own, TRUE);
+}
+
+/*
+ * What each window of a piecewise map may be off by, from its own
+ * constraints (the bridges between them join lines so bounded). A window
+ * that gave the map no line (vm_sync_segments_map()) is skipped: its
+ * segment is the one with its match count.
+ */
+static void bound_windows(const struct vm_vcpu_pairing *pairing, const GArray *constraints,
+		const struct vm_sync_segment *map, unsigned int count, struct vm_vcpu_fit *fit)
+{
+	GArray *starts = window_starts(constraints);
+	guint w = 0;
+
+	for (unsigned int i = 0; i < count; i++) {
+		if (map[i].matches == 0) {
+			continue;
+		}
+		while (w + 1 < starts->len && g_array_index(starts, guint, w + 1) -
+				g_array_index(starts, guint, w) != map[i].matches) {
+			w++;
+		}
+		if (w + 1 >= starts->len) {
+			break;
+		}
+		{
+			guint from = g_array_index(starts, guint, w);
+			GArray *own = g_array_sized_new(FALSE, FALSE,
+				sizeof(struct vm_vcpu_constraint), (guint) map[i].matches);
+
+			g_array_append_vals(own, &g_array_index(constraints,
+				struct vm_vcpu_constraint, from), (guint) map[i].matches);
+			bound_window(pairing, own, &map[i],
+				i + 1 < count ? map[i + 1].begin : INT64_MAX, fit);
+			g_array_free(own, TRUE);
+		}
+		w++;
+	}
+	g_array_free(starts, TRUE);
 }
 
 /* Whether `map` leaves almost every guest event in guest mode. */
@@ -178,6 +334,8 @@ static bool few_outside(const struct vm_vcpu_pairing *pairing, struct vm_vcpu_ma
 /* Whether the one line of `fit` leaves almost every guest event in guest mode. */
 static bool verified(const struct vm_vcpu_pairing *pairing, struct vm_vcpu_fit *fit)
 {
+	fit->bound_median_ns = 0;
+	fit->bound_largest_ns = 0;
 	struct vm_vcpu_map map;
 	bool ok;
 
@@ -239,9 +397,15 @@ static bool verified_piecewise(const struct vm_vcpu_pairing *pairing,
 	const struct vm_sync_segment *map = vm_sync_segments_map(segments, &count);
 	bool ok = sound(map, count, fit);
 
+
 	fit->formula = map[0].formula;
 	fit->segments = count;
 	fit->constraints = constraints->len;
+	fit->bound_median_ns = 0;
+	fit->bound_largest_ns = 0;
+	if (ok && count > 1) {
+		bound_windows(pairing, constraints, map, count, fit);
+	}
 	if (ok) {
 		struct vm_vcpu_map prepared;
 
@@ -280,11 +444,23 @@ static bool fit_piecewise(const struct vm_vcpu_pairing *pairing,
 		verified_piecewise(pairing, *constraints, fit);
 }
 
-static void adopt(struct candidate_result *result, GArray **constraints)
+/*
+ * Whether what the map of a fit may be off by, from its constraints alone,
+ * exceeds what the method promises. A line is bounded here; a piecewise
+ * map window by window, when it was verified.
+ */
+static bool loose(const struct vm_vcpu_pairing *pairing, const GArray *constraints,
+		struct vm_vcpu_fit *fit)
 {
-	result->status = VM_COARSE_FOUND;
-	result->constraints = *constraints;
-	*constraints = NULL;
+	int64_t first, last;
+
+	if (fit->segments == 1) {
+		guest_span(pairing, &fit->formula, &first, &last);
+		vm_vcpu_error_bound(constraints, &fit->formula, first, last,
+			&fit->bound_median_ns, &fit->bound_largest_ns);
+	}
+	return fit->bound_median_ns > VM_VCPU_BOUND_MEDIAN_NS ||
+		fit->bound_largest_ns > VM_VCPU_BOUND_LARGEST_NS;
 }
 
 static void drop(GArray **constraints)
@@ -296,10 +472,38 @@ static void drop(GArray **constraints)
 }
 
 /*
+ * Keeps the fit `trial` and its constraints: a fit within the promise
+ * replaces anything, a loose one is kept only while there is nothing else
+ * (another anchor, or the piecewise walk, may bound the clock tightly).
+ */
+static void adopt(const struct vm_vcpu_pairing *pairing, struct candidate_result *result,
+		struct vm_vcpu_fit *trial, GArray **constraints)
+{
+	bool is_loose = loose(pairing, *constraints, trial);
+
+	if (result->status == VM_COARSE_FOUND && (is_loose || !result->loose)) {
+		drop(constraints);
+		return;
+	}
+	drop(&result->constraints);
+	result->fit = *trial;
+	result->loose = is_loose;
+	result->status = VM_COARSE_FOUND;
+	result->constraints = *constraints;
+	*constraints = NULL;
+}
+
+/* Whether `result` holds a fit within the promise: no other need be tried. */
+static bool settled(const struct candidate_result *result)
+{
+	return result->status == VM_COARSE_FOUND && !result->loose;
+}
+
+/*
  * Tries one process for one guest: each anchor with one line, then, when
- * `piecewise` and no anchor gave one, each anchor whose offset was found
- * with a piecewise map (so that a guest one line fits gets exactly the
- * linear result).
+ * `piecewise` and no anchor gave one within the promise, each anchor whose
+ * offset was found with a piecewise map (so that a guest one line fits
+ * gets exactly the linear result).
  */
 static void try_candidate(struct vm_vcpu_candidate *candidate,
 		struct vm_vcpu_guest *guest, bool piecewise, struct candidate_result *result)
@@ -308,10 +512,10 @@ static void try_candidate(struct vm_vcpu_candidate *candidate,
 	bool many = false, none = false;
 	GArray *found = g_array_new(FALSE, FALSE, sizeof(struct vm_coarse_offset));
 	GArray *constraints = NULL;
+	struct vm_vcpu_fit base = { .host = candidate->host, .host_pid = candidate->pid };
+	struct vm_vcpu_fit trial;
 
-	*result = (struct candidate_result) { .status = VM_COARSE_TOO_LITTLE };
-	result->fit.host = candidate->host;
-	result->fit.host_pid = candidate->pid;
+	*result = (struct candidate_result) { .status = VM_COARSE_TOO_LITTLE, .fit = base };
 	vm_vcpu_pairing_init(&pairing, candidate, guest);
 	if (pairing.event_count < MIN_EVENTS) {
 		result->status = pairing.cpus->len == 0 ? VM_COARSE_NONE :
@@ -332,18 +536,22 @@ static void try_candidate(struct vm_vcpu_candidate *candidate,
 			continue;
 		}
 		g_array_append_val(found, coarse);
-		if (fit_line(&pairing, &coarse, piecewise, &result->fit, &constraints)) {
-			adopt(result, &constraints);
-			break;
+		trial = base;
+		if (fit_line(&pairing, &coarse, piecewise, &trial, &constraints)) {
+			adopt(&pairing, result, &trial, &constraints);
+			if (settled(result)) {
+				break;
+			}
+		} else {
+			none = true;
 		}
-		none = true;
 		drop(&constraints);
 	}
-	for (guint i = 0; piecewise && result->status != VM_COARSE_FOUND && i < found->len;
-			i++) {
+	for (guint i = 0; piecewise && !settled(result) && i < found->len; i++) {
+		trial = base;
 		if (fit_piecewise(&pairing, &g_array_index(found, struct vm_coarse_offset, i),
-				&result->fit, &constraints)) {
-			adopt(result, &constraints);
+				&trial, &constraints)) {
+			adopt(&pairing, result, &trial, &constraints);
 		}
 		drop(&constraints);
 	}
@@ -385,7 +593,12 @@ static void judge_guest(struct candidate_result *results, guint count,
 			rival = result;
 		}
 	}
-	if (best && !rival) {
+	if (best && !rival && best->loose) {
+		/* One process fits, but its map may be further off than promised. */
+		*fit = best->fit;
+		fit->status = VM_VCPU_FIT_LOOSE;
+		fit->other_pid = -1;
+	} else if (best && !rival) {
 		*fit = best->fit;
 		fit->status = VM_VCPU_FIT_OK;
 		fit->other_pid = -1;

@@ -102,7 +102,8 @@ void correlate_vcpu_note_identities(struct correlate_iter *iter,
 		if (fit->status == VM_VCPU_FIT_AMBIGUOUS || fit->status == VM_VCPU_FIT_TAKEN) {
 			/* More of the trace (read once) puts in doubt what less of it said. */
 			info->host_pid = -1;
-		} else if (fit->status == VM_VCPU_FIT_OK && info->host_pid < 0 &&
+		} else if ((fit->status == VM_VCPU_FIT_OK || fit->status == VM_VCPU_FIT_LOOSE) &&
+				info->host_pid < 0 &&
 				fit->host_pid >= 0 && !pid_taken(iter, fit->host_pid, info)) {
 			info->host_pid = fit->host_pid;
 		}
@@ -180,6 +181,13 @@ char *correlate_vcpu_fit_failure(struct correlate_iter *iter,
 		return g_strdup_printf("offsets far apart fit its activity with the "
 			"vCPUs of host `%s` as well (trace a longer or busier run)",
 			host_name(iter));
+	case VM_VCPU_FIT_LOOSE:
+		return g_strdup_printf("the vCPUs of host process %" PRId64 " of `%s` fit "
+			"its activity, but its events bound its clock too loosely: the map "
+			"may be %" PRId64 " ns off (median; %" PRId64 " ns at most) where "
+			"%d / %d ns are promised (trace a longer or busier run)",
+			fit->host_pid, host_name(iter), fit->bound_median_ns,
+			fit->bound_largest_ns, VM_VCPU_BOUND_MEDIAN_NS, VM_VCPU_BOUND_LARGEST_NS);
 	case VM_VCPU_FIT_TAKEN:
 		return g_strdup_printf("host process %" PRId64 " of `%s`, whose vCPUs "
 			"fit its activity, fits another guest better (are two guest traces "
