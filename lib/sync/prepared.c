@@ -13,7 +13,9 @@
  * nanosecond, both round it the same way; otherwise, as when a term is out
  * of range, the exact evaluation decides.
  */
+#include <float.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "sync/formula.h"
 #include "sync/prepared.h"
@@ -78,6 +80,60 @@ static bool prepare_slope(struct vm_sync_prepared *prepared, vm_sync_wide slope)
 	return true;
 }
 
+/*
+ * The same as prepare_slope(), read off the bits of an x87 extended slope
+ * in [0.5, 2] (true), or false, with nothing set, for any other layout or
+ * range. prepare_slope() costs two dozen software binary128 operations, and
+ * read once prepares a formula at every change of a map's fit (a tenth of
+ * the vmsync matches) and of the formula a message meets.
+ *
+ * slope = m * 2^k, m the 64-bit mantissa (integer bit included), k = -64
+ * in [0.5, 1), -63 in [1, 2), -62 for 2 itself; so |slope - 1| * 2^64 is the
+ * integer a = |m * 2^(k + 64) - 2^64| <= 2^64, exact. The loop's shift is
+ * the largest one (at most 200) that keeps |slope - 1| * 2^shift below
+ * 2^64: 128 - bits(a), which puts a's top bit at bit 63. No bit is lost on
+ * the way, so the mantissa is always an integer, as the loop checks.
+ */
+static bool prepare_slope_bits(struct vm_sync_prepared *prepared, long double slope)
+{
+#if LDBL_MANT_DIG == 64
+	uint64_t m;
+	uint16_t sign_exponent;
+	int k, bits;
+	unsigned __int128 a;
+
+	memcpy(&m, &slope, sizeof(m));
+	memcpy(&sign_exponent, (const char *) &slope + sizeof(m), sizeof(sign_exponent));
+	k = (int) sign_exponent - 16383 - 63;
+	if (!(m >> 63) || (k != -64 && k != -63 && !(k == -62 && m == UINT64_C(1) << 63))) {
+		return false;
+	}
+
+	a = ((unsigned __int128) m << (k + 64)) - ((unsigned __int128) 1 << 64);
+	prepared->slope_negative = k == -64;
+	if (prepared->slope_negative) {
+		a = -a;
+	}
+
+	if (a == 0) {
+		prepared->slope_mantissa = 0;
+		prepared->slope_shift = 0;
+		return true;
+	}
+
+	bits = a >> 64 ? 65 : 64 - __builtin_clzll((uint64_t) a);
+	/* bits 65 is a = 2^64 (slope 2): its low bit is 0, dropped exactly. */
+	prepared->slope_mantissa = bits > 64 ? (uint64_t) (a >> 1) : (uint64_t) a << (64 - bits);
+	/* mantissa * 2^-shift ns, shift = 128 - bits, in fixed-point units. */
+	prepared->slope_shift = 128 - bits - 32;
+	return true;
+#else
+	(void) prepared;
+	(void) slope;
+	return false;
+#endif
+}
+
 void vm_sync_formula_prepare(const struct vm_sync_formula *formula,
 		struct vm_sync_prepared *prepared)
 {
@@ -89,7 +145,7 @@ void vm_sync_formula_prepare(const struct vm_sync_formula *formula,
 	prepared->fixed = slope >= (vm_sync_wide) 0.5 && slope <= (vm_sync_wide) 2 &&
 		offset > -(vm_sync_wide) 4611686018427387904.0 &&
 		offset < (vm_sync_wide) 4611686018427387904.0 &&
-		prepare_slope(prepared, slope);
+		(prepare_slope_bits(prepared, formula->slope) || prepare_slope(prepared, slope));
 	/* Truncated toward zero: off by less than one unit. */
 	prepared->offset_fixed = prepared->fixed ?
 		(vm_sync_i128) (offset * (vm_sync_wide) FIXED_ONE) : 0;

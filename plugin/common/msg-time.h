@@ -12,16 +12,17 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
+/* The small members last: correlate keeps one per held message (no padding). */
 struct msg_time {
-	bt_message_type type;      /* asked once: callers test it again */
 	const bt_stream *stream;   /* NULL for an iterator inactivity message */
-	bool has_time;             /* the message carries a known clock snapshot */
-	bool overflows;            /* it does, but its ns from origin overflow */
 	/* Of the snapshot (NULL without one). */
 	const bt_clock_class *clock_class;
 	uint64_t value;            /* clock cycles (for a time range: its beginning) */
 	int64_t ns;                /* ns from the clock's origin */
 	uint64_t end_value;        /* end of a discarded time range, else value */
+	bt_message_type type;      /* asked once: callers test it again */
+	bool has_time;             /* the message carries a known clock snapshot */
+	bool overflows;            /* it does, but its ns from origin overflow */
 };
 
 void msg_time_get(const bt_message *msg, struct msg_time *out);

@@ -26,15 +26,20 @@
 
 #include "util/fifo.h"
 
+/*
+ * The host's events wait here for the look-ahead (tens of thousands at a
+ * time): the small members go last, so that padding does not take 8 of
+ * every 56 bytes.
+ */
 struct reorder_entry {
 	int64_t time;           /* converted time, reference base */
-	bool has_time;          /* else `time` only places it among its stream */
 	const char *stream_key; /* tie-break: the stream's sort key */
 	uint64_t seq;           /* tie-break: position in the stream */
 	const bt_message *msg;  /* owned reference; NULL when `parked` */
 	struct mirror_parked *parked; /* an event kept as a record (owned), or NULL */
-	bool own;               /* a message of correlate's own (already an output one) */
 	guint queue;            /* its stream's queue (reorder_queue_new()), 0: none */
+	bool has_time;          /* else `time` only places it among its stream */
+	bool own;               /* a message of correlate's own (already an output one) */
 };
 
 /*

@@ -47,9 +47,10 @@ struct class_info {
 };
 
 /*
- * A small direct-mapped cache in front of the class table: the sync pass
- * reads every event, the merged streams interleave, and a trace set has
- * few event classes.
+ * A small cache in front of the class table: the sync pass reads every
+ * event, the merged streams interleave, and a trace set has few event
+ * classes. Two-way (slots 2k and 2k+1 form a set, the newest first), as the
+ * mirror's maps: direct-mapped, two busy classes can share a slot.
  */
 #define CLASS_CACHE_BITS 8
 
@@ -325,12 +326,16 @@ static bool read_key(const struct class_info *info, const bt_field *payload,
 static const struct class_info *class_info_of(struct sync_event_reader *reader,
 		const bt_event_class *event_class)
 {
-	struct class_cache_slot *slot =
-		&reader->cache[vm_address_hash(event_class, CLASS_CACHE_BITS)];
+	struct class_cache_slot *set =
+		&reader->cache[vm_address_hash(event_class, CLASS_CACHE_BITS) & ~(size_t) 1];
 	struct class_info *info;
 
-	if (slot->event_class == event_class) {
-		return slot->info;
+	if (set[0].event_class == event_class) {
+		return set[0].info;
+	}
+
+	if (set[1].event_class == event_class) {
+		return set[1].info;
 	}
 
 	info = g_hash_table_lookup(reader->classes, event_class);
@@ -339,8 +344,9 @@ static const struct class_info *class_info_of(struct sync_event_reader *reader,
 		g_hash_table_insert(reader->classes, (gpointer) event_class, info);
 	}
 
-	slot->event_class = event_class;
-	slot->info = info;
+	set[1] = set[0];
+	set[0].event_class = event_class;
+	set[0].info = info;
 	return info;
 }
 

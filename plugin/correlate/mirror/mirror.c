@@ -62,11 +62,8 @@ static void mirror_map_fini(struct mirror_map *map)
 
 void mirror_map_insert(struct mirror_map *map, const void *key, void *value)
 {
-	struct mirror_map_slot *slot = mirror_map_slot(map, key);
-
 	g_hash_table_insert(map->table, (gpointer) key, value);
-	slot->key = key;
-	slot->value = value;
+	mirror_map_cache(map, key, value);
 }
 
 /*
