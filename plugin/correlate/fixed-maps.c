@@ -16,12 +16,8 @@ static bt_message_iterator_class_next_method_status take_pending(struct correlat
 {
 	guint i;
 
-	for (i = 0; i < iter->bounds->len; i++) {
-		/* Learnt again, with the final formulas, as the messages go in. */
-		correlate_bound_at(iter, i)->primed = false;
-	}
-
-	correlate_forget_streams(iter);
+	/* Learnt again, with the final formulas, as the messages go in. */
+	correlate_inputs_forget_primes(iter);
 	for (i = 0; i < iter->pending->len; i++) {
 		struct pending_message *pending =
 			&g_array_index(iter->pending, struct pending_message, i);

@@ -324,3 +324,12 @@ void correlate_inputs_forget_scan(struct correlate_iter *iter)
 	iter->pick_valid = false;
 	iter->read_keys_valid = false;
 }
+
+void correlate_inputs_forget_primes(struct correlate_iter *iter)
+{
+	for (guint i = 0; i < iter->bounds->len; i++) {
+		correlate_bound_at(iter, i)->primed = false;
+	}
+
+	correlate_forget_streams(iter);
+}

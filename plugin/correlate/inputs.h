@@ -28,6 +28,12 @@ bt_message_iterator_class_next_method_status correlate_status_of(struct correlat
 bt_message_iterator_class_next_method_status correlate_inputs_prime(
 		struct correlate_iter *iter);
 
+/*
+ * What priming read goes into a strategy as if read now: what each upstream
+ * showed and each stream's state are learnt again as it goes in.
+ */
+void correlate_inputs_forget_primes(struct correlate_iter *iter);
+
 /* Seeks every upstream to its beginning; false with an error cause. */
 bool correlate_seek_upstreams(struct correlate_iter *iter);
 

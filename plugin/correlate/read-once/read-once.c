@@ -476,12 +476,8 @@ static bt_message_iterator_class_next_method_status start(struct correlate_iter 
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 
-	for (i = 0; i < iter->bounds->len; i++) {
-		/* Learnt again as the messages go in. */
-		correlate_bound_at(iter, i)->primed = false;
-	}
-
-	correlate_forget_streams(iter);
+	/* Learnt again as the messages go in. */
+	correlate_inputs_forget_primes(iter);
 	for (i = 0; i < iter->pending->len; i++) {
 		struct pending_message *pending =
 			&g_array_index(iter->pending, struct pending_message, i);
