@@ -246,10 +246,11 @@ bt_message_iterator_class_next_method_status correlate_drive_next(
 void correlate_drive_reset(struct correlate_iter *iter)
 {
 	correlate_merge_reset(iter);
+	/* Read once may have counted ahead for the host, then found nothing to learn. */
+	correlate_host_ahead_reset(iter);
 	if (correlate_reads_once(iter)) {
 		/* Learnt again from the beginning: the machines too. */
 		iter->strategy->reset(iter);
-		correlate_host_ahead_reset(iter);
 		iter->machines_final = false;
 	}
 
