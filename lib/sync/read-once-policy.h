@@ -65,8 +65,10 @@
 #define VM_SYNC_HOST_AHEAD_MESSAGES 65536
 
 /*
- * Held messages that a trace-time wait may cost before the event rate, not
- * the trace time, bounds it: 2 M events/s of trace time fill the default
+ * Messages held in the machines' queues (those waiting for their map; the
+ * merge's reorder buffer holds about as many of the other machines') that
+ * a trace-time wait may cost before the event rate, not the trace time,
+ * bounds it: 2 M events/s of trace time fill the default
  * 50 ms look-ahead with 100,000 messages (about 25 MiB with their records)
  * and a 64-match first wait with more. Over the budget, a machine with a
  * vmsync line from VM_SYNC_ONLINE_MIN_EACH_WAY matches each way takes its
@@ -75,7 +77,7 @@
  * are fixed nearer the frontier (vm_sync_next_look_ahead()). Traces of
  * usual rates (0.1 M events/s) never reach it.
  */
-#define VM_SYNC_HELD_BUDGET (1 << 13)
+#define VM_SYNC_HELD_BUDGET (1 << 12)
 
 /* How long a machine has waited: its trace time read, and the messages held in all. */
 struct vm_sync_wait {

@@ -132,7 +132,7 @@ const char correlate_help[] =
 	"  look-ahead-ns=N       read once (piecewise, the default): how far past a\n"
 	"                       message each machine is read before its map there\n"
 	"                       is fixed (default 50000000, 50 ms; shorter while\n"
-	"                       more than 8192 messages wait); linear, paths\n"
+	"                       more than 4096 messages wait); linear, paths\n"
 	"                       through other machines and guests whose vCPUs do\n"
 	"                       not fit their trace's beginning read the inputs\n"
 	"                       twice (they must seek)\n"

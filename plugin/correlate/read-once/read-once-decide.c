@@ -107,15 +107,42 @@ static struct vm_sync_online *candidate(struct correlate_iter *iter,
 	}
 }
 
-/* Messages held in all: the machines' and the reorder buffer's. */
-guint read_once_held_in_all(const struct correlate_iter *iter)
+/*
+ * Messages waiting in the machines' queues for their map, with an own time
+ * before `cutoff` (a commit step's time): the budgets that read this decide
+ * the maps, which must not depend on the graph's form. Every upstream was
+ * read past the cutoff in any form, so what waits before it is the same in
+ * both; what was read beyond it is not (the ports form reads each upstream
+ * one message ahead), nor is what waits in the merge's reorder buffer (its
+ * bound follows the form), which is left out.
+ */
+guint read_once_held_before(const struct correlate_iter *iter, int64_t cutoff)
 {
-	guint count = reorder_size(iter->reorder);
+	guint count = 0;
 
 	for (guint i = 0; i < iter->infos->len; i++) {
 		struct machine_info *info = g_ptr_array_index(iter->infos, i);
+		const struct read_once_machine *op = info->read_once;
 
-		count += info->read_once ? info->read_once->held_count : 0;
+		if (!op) {
+			continue;
+		}
+
+		count += op->held_count;
+		for (guint q = 0; q < op->held->len; q++) {
+			const struct vm_fifo *queue = held_queue(op, q);
+
+			/* Each queue is in time order: what is past the cutoff is at its end. */
+			for (size_t k = vm_fifo_length(queue); k > 0; k--) {
+				const struct held_message *held = vm_fifo_at(queue, k - 1);
+
+				if (held->time < cutoff) {
+					break;
+				}
+
+				count--;
+			}
+		}
 	}
 
 	return count;
@@ -181,7 +208,8 @@ static bool vcpu_due(struct correlate_iter *iter, struct read_once_machine *op, 
 	 * or TCP matches ready (a machine that is no guest at all, say).
 	 */
 	bool other = read_once_sync_pass_may_pair(iter, op) || tcp_ready(iter, op);
-	bool budget = vm_sync_vcpu_budget_spent(span, notes, read_once_held_in_all(iter), other);
+	bool budget = vm_sync_vcpu_budget_spent(span, notes,
+		read_once_held_before(iter, frontier), other);
 
 	if (!vm_sync_vcpu_try_due(&op->vcpu_tries, span, notes, budget)) {
 		return false;
@@ -203,7 +231,7 @@ bool read_once_first_formula_due(struct correlate_iter *iter, struct read_once_m
 	const char *method;
 	struct vm_sync_online *online;
 	int64_t waited = own_span(op, frontier);
-	struct vm_sync_wait wait = { waited, read_once_held_in_all(iter) };
+	struct vm_sync_wait wait = { waited, read_once_held_before(iter, frontier) };
 
 	if (read_once_waits_for_vcpu(iter, op)) {
 		return vcpu_due(iter, op, frontier);

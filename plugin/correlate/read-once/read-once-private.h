@@ -41,6 +41,7 @@ struct read_once_machine {
 
 /* What read once keeps besides its machines. */
 struct read_once {
+	GPtrArray *machines;  /* struct read_once_machine *, by name: the order they are decided in */
 	int64_t frontier;   /* every upstream was read up to it (own clocks) */
 	int64_t step;       /* the last commit step reached */
 	int64_t look_ahead; /* in force: look-ahead-ns, or less over the held budget */
@@ -56,7 +57,8 @@ int64_t read_once_floor(struct correlate_iter *iter, guint index);
 bool read_once_held_floor(struct correlate_iter *iter, int64_t *floor);
 
 /* read-once-decide.c */
-guint read_once_held_in_all(const struct correlate_iter *iter);
+/* Messages waiting in the machines' queues, before `cutoff` (own time). */
+guint read_once_held_before(const struct correlate_iter *iter, int64_t cutoff);
 bool read_once_waits_for_vcpu(struct correlate_iter *iter, const struct read_once_machine *op);
 bool read_once_sync_pass_may_pair(struct correlate_iter *iter,
 		const struct read_once_machine *op);

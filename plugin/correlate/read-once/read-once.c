@@ -114,9 +114,18 @@ static bool waits_for_map(struct correlate_iter *iter, struct machine *machine)
 		!g_hash_table_contains(iter->comp->params.transforms, machine->name);
 }
 
+static gint compare_names(gconstpointer a, gconstpointer b)
+{
+	const struct read_once_machine *x = *(const struct read_once_machine * const *) a;
+	const struct read_once_machine *y = *(const struct read_once_machine * const *) b;
+
+	return strcmp(x->machine->name, y->machine->name);
+}
+
 static bool start_machines(struct correlate_iter *iter)
 {
 	iter->read_once = g_new0(struct read_once, 1);
+	iter->read_once->machines = g_ptr_array_new();
 	iter->read_once->frontier = INT64_MIN;
 	iter->read_once->step = INT64_MIN;
 	iter->read_once->look_ahead = iter->comp->params.look_ahead_ns;
@@ -139,8 +148,15 @@ static bool start_machines(struct correlate_iter *iter)
 
 		op = read_once_machine_create(machine, iter->bounds->len);
 		correlate_machine_info(iter, machine)->read_once = op;
+		g_ptr_array_add(iter->read_once->machines, op);
 	}
 
+	/*
+	 * Machines are numbered as the graph meets them: by name, the steps
+	 * decide them in the same order in every graph form (a machine that
+	 * decides releases messages, which the next one's budget counts).
+	 */
+	g_ptr_array_sort(iter->read_once->machines, compare_names);
 	return true;
 }
 
@@ -167,6 +183,10 @@ static void reset(struct correlate_iter *iter)
 		if (info) {
 			info->kvm_entries_ahead = 0;
 		}
+	}
+
+	if (iter->read_once) {
+		g_ptr_array_free(iter->read_once->machines, TRUE);
 	}
 
 	g_free(iter->read_once);
@@ -278,15 +298,15 @@ static bool advance_all(struct correlate_iter *iter)
 
 	iter->read_once->step = step;
 	iter->read_once->look_ahead = vm_sync_next_look_ahead(iter->read_once->look_ahead,
-		iter->comp->params.look_ahead_ns, read_once_held_in_all(iter));
+		iter->comp->params.look_ahead_ns,
+		read_once_held_before(iter, step * VM_SYNC_COMMIT_STEP_NS));
 	/* The vCPU method's constraints up to the frontier, before the maps are fixed. */
 	correlate_vcpu_apply_until(iter, frontier);
 	correlate_vcpu_onepass_step(iter, frontier);
-	for (guint i = 0; i < iter->infos->len; i++) {
-		struct machine_info *info = g_ptr_array_index(iter->infos, i);
-
+	for (guint i = 0; i < iter->read_once->machines->len; i++) {
 		/* At the step's time, whatever the frontier's exact value. */
-		if (info->read_once && !advance(iter, info->read_once, step * VM_SYNC_COMMIT_STEP_NS)) {
+		if (!advance(iter, g_ptr_array_index(iter->read_once->machines, i),
+				step * VM_SYNC_COMMIT_STEP_NS)) {
 			return false;
 		}
 	}
@@ -414,13 +434,8 @@ static bt_message_iterator_class_next_method_status finish(struct correlate_iter
 	correlate_vcpu_apply_until(iter, INT64_MAX);
 	correlate_vcpu_onepass_finish(iter);
 
-	for (guint i = 0; i < iter->infos->len; i++) {
-		struct machine_info *info = g_ptr_array_index(iter->infos, i);
-		struct read_once_machine *op = info->read_once;
-
-		if (!op) {
-			continue;
-		}
+	for (guint i = 0; i < iter->read_once->machines->len; i++) {
+		struct read_once_machine *op = g_ptr_array_index(iter->read_once->machines, i);
 
 		if (!op->decided) {
 			if (read_once_waits_for_vcpu(iter, op)) {
