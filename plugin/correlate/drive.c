@@ -13,11 +13,9 @@
 #include "correlate/env.h"
 #include "correlate/host-ahead.h"
 #include "correlate/inputs.h"
-#include "correlate/machines.h"
 #include "correlate/merge.h"
 #include "correlate/setup.h"
 #include "correlate/strategy.h"
-#include "correlate/sync-notes.h"
 #include "correlate/sync-stream-queue.h"
 #include "correlate/two-pass.h"
 

@@ -237,22 +237,21 @@ void correlate_log_summary(struct correlate_iter *iter)
 {
 	GString *all_transforms = g_string_new(NULL);
 	char *reference = NULL;
-	struct summary summary_data = { false, false };
-	struct summary *summary = &summary_data;
+	struct summary summary = { false, false };
 	unsigned int i;
 
 	for (i = 0; i < machine_table_count(iter->machines); i++) {
 		struct machine *machine = machine_table_at(iter->machines, i);
 
-		log_machine(iter, machine, all_transforms, summary);
+		log_machine(iter, machine, all_transforms, &summary);
 		if (correlate_machine_info(iter, machine)->is_reference) {
 			g_free(reference);
 			reference = machine_param_name(iter->machines, machine);
 		}
 	}
 
-	if (reference && all_transforms->len > 0 && !summary->has_segments &&
-			!summary->has_unsynced) {
+	if (reference && all_transforms->len > 0 && !summary.has_segments &&
+			!summary.has_unsynced) {
 		CORRELATE_LOGI(iter->log_level, iter->name,
 			"To skip the synchronization next time, pass: "
 			"reference=\"%s\",transforms={%s}", reference, all_transforms->str);

@@ -6,7 +6,6 @@
  */
 
 #include "correlate/inputs.h"
-#include "correlate/machines.h"
 #include "correlate/merge.h"
 #include "correlate/strategy.h"
 

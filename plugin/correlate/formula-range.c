@@ -122,21 +122,29 @@ bool correlate_check_formula_spans(struct correlate_iter *iter)
 	return true;
 }
 
-bool correlate_convert_time(struct correlate_iter *iter, struct machine *machine,
-		const struct vm_sync_prepared *prepared, int64_t ns, int64_t *converted)
+/* Whether `converted`, `formula` at `ns`, is an output time; else the error cause. */
+static bool fits_output(struct correlate_iter *iter, struct machine *machine,
+		const struct vm_sync_formula *formula, int64_t ns, bool fits, int64_t converted)
 {
 	char *times;
 
-	if (vm_sync_prepared_apply_checked(prepared, ns, converted) &&
-			*converted >= CORRELATE_OUTPUT_MIN_NS) {
+	if (fits && converted >= CORRELATE_OUTPUT_MIN_NS) {
 		return true;
 	}
 
 	times = g_strdup_printf("its time %" PRId64 " ns from its clock's origin "
-		"to %.12Lg ns", ns, mapped_value(&prepared->formula, ns));
+		"to %.12Lg ns", ns, mapped_value(formula, ns));
 	range_error(iter, machine, times);
 	g_free(times);
 	return false;
+}
+
+bool correlate_convert_time(struct correlate_iter *iter, struct machine *machine,
+		const struct vm_sync_prepared *prepared, int64_t ns, int64_t *converted)
+{
+	bool fits = vm_sync_prepared_apply_checked(prepared, ns, converted);
+
+	return fits_output(iter, machine, &prepared->formula, ns, fits, *converted);
 }
 
 bool correlate_clock_time(void *data, const bt_clock_class *clock_class,
@@ -146,7 +154,6 @@ bool correlate_clock_time(void *data, const bt_clock_class *clock_class,
 	struct machine *machine =
 		machine_table_machine_of_clock_class(iter->machines, clock_class);
 	const struct vm_sync_formula *formula;
-	char *times;
 
 	if (!machine) {
 		const char *name = bt_clock_class_get_name(clock_class);
@@ -160,16 +167,8 @@ bool correlate_clock_time(void *data, const bt_clock_class *clock_class,
 
 	formula = vm_sync_map_formula_near(&correlate_machine_info(iter, machine)->map,
 		ns_from_origin);
-	if (vm_sync_formula_apply_checked(formula, ns_from_origin, ref_ns) &&
-			*ref_ns >= CORRELATE_OUTPUT_MIN_NS) {
-		return true;
-	}
-
-	times = g_strdup_printf("its time %" PRId64 " ns from its clock's origin "
-		"to %.12Lg ns", ns_from_origin, mapped_value(formula, ns_from_origin));
-	range_error(iter, machine, times);
-	g_free(times);
-	return false;
+	return fits_output(iter, machine, formula, ns_from_origin,
+		vm_sync_formula_apply_checked(formula, ns_from_origin, ref_ns), *ref_ns);
 }
 
 void correlate_overflow_error(struct correlate_iter *iter, const struct machine *machine,

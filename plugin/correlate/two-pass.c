@@ -32,22 +32,6 @@ static struct sync_head *head_at(struct correlate_iter *iter, guint index)
 	return &g_array_index(iter->heads, struct sync_head, index);
 }
 
-static bt_message_iterator_class_next_method_status upstream_error(
-		struct correlate_iter *iter, enum upstream_status status, guint index)
-{
-	if (status == UPSTREAM_AGAIN) {
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-	}
-
-	if (status == UPSTREAM_MEMORY_ERROR) {
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-	}
-
-	ITER_ERROR(iter, "Cannot read upstream message iterator #%u during the "
-		"synchronization pass.", index);
-	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-}
-
 /*
  * Gives an upstream a head: its next timed message. Messages without time
  * are noted on the way (they carry no sync event).
@@ -66,7 +50,7 @@ static bt_message_iterator_class_next_method_status fill_head(struct correlate_i
 		}
 
 		if (status != UPSTREAM_OK) {
-			return upstream_error(iter, status, index);
+			return correlate_status_of(iter, status, index);
 		}
 
 		if (head->time.has_time) {

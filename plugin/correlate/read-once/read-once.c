@@ -46,7 +46,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "correlate/formula-range.h"
 #include "correlate/inputs.h"
 #include "correlate/machines.h"
 #include "correlate/merge.h"
@@ -55,7 +54,6 @@
 #include "correlate/setup.h"
 #include "correlate/strategy.h"
 #include "correlate/env.h"
-#include "correlate/choose.h"
 #include "correlate/sync-notes.h"
 #include "correlate/sync-stream-queue.h"
 #include "correlate/vcpu/vcpu-collect.h"
