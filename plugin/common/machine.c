@@ -536,3 +536,29 @@ bool machine_warn_once(struct machine *machine, unsigned int kind)
 {
 	return vm_warn_once_first_id(machine->warned, kind, 0);
 }
+
+bool machine_table_rekey_params(const struct machine_table *table, GHashTable **params,
+		char **bad_key, const struct machine **machine)
+{
+	GHashTable *resolved = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	GHashTableIter it;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&it, *params);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		*machine = machine_table_find_by_param(table, key);
+		if (!*machine || g_hash_table_contains(resolved, (*machine)->name)) {
+			*bad_key = g_strdup(key);
+			g_hash_table_destroy(resolved);
+			return false;
+		}
+
+		g_hash_table_iter_steal(&it);
+		g_hash_table_insert(resolved, g_strdup((*machine)->name), value);
+		g_free(key);
+	}
+
+	g_hash_table_destroy(*params);
+	*params = resolved;
+	return true;
+}

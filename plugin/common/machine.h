@@ -146,6 +146,17 @@ struct machine *machine_table_find_by_param(const struct machine_table *table,
 char *machine_param_name(const struct machine_table *table,
 		const struct machine *machine);
 
+/*
+ * Re-keys `*params`, a map whose keys name machines as a parameter spells
+ * them (keys and values g_free()d), by the machines' own names, which the rest of a
+ * component compares as they are. False when a key names no machine
+ * (`*machine` NULL) or names one that another key named already
+ * (`*machine` is it); `*bad_key` is then a copy of that key (g_free it)
+ * and the caller fails with its own error.
+ */
+bool machine_table_rekey_params(const struct machine_table *table, GHashTable **params,
+		char **bad_key, const struct machine **machine);
+
 /* "`a`, `b`, `c`": every machine name, sorted, for messages (g_free it). */
 char *machine_table_names_text(const struct machine_table *table);
 

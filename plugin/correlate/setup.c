@@ -46,39 +46,24 @@ static bool resolve_machine_name(struct correlate_iter *iter, const char *param,
 /* `transforms` keyed by the machines' own names; two keys may not meet. */
 static bool resolve_transforms(struct correlate_iter *iter)
 {
-	GHashTable **transforms = &iter->comp->params.transforms;
-	GHashTable *resolved = g_hash_table_new_full(g_str_hash, g_str_equal,
-		g_free, g_free);
-	GHashTableIter it;
-	gpointer key, value;
+	const struct machine *machine;
+	char *key;
 
-	g_hash_table_iter_init(&it, *transforms);
-	while (g_hash_table_iter_next(&it, &key, &value)) {
-		char *name = g_strdup(key);
-
-		if (!resolve_machine_name(iter, "transforms", &name)) {
-			g_free(name);
-			g_hash_table_destroy(resolved);
-			return false;
-		}
-
-		if (g_hash_table_contains(resolved, name)) {
-			ITER_ERROR(iter, "Invalid parameter `transforms`: two keys "
-				"name machine `%s` (`%s` is another spelling of it).",
-				name, (const char *) key);
-			g_free(name);
-			g_hash_table_destroy(resolved);
-			return false;
-		}
-
-		g_hash_table_iter_steal(&it);
-		g_hash_table_insert(resolved, name, value);
-		g_free(key);
+	if (machine_table_rekey_params(iter->machines, &iter->comp->params.transforms, &key,
+			&machine)) {
+		return true;
 	}
 
-	g_hash_table_destroy(*transforms);
-	*transforms = resolved;
-	return true;
+	if (machine) {
+		ITER_ERROR(iter, "Invalid parameter `transforms`: two keys name machine "
+			"`%s` (`%s` is another spelling of it).", machine->name, key);
+	} else {
+		/* Its error names the machines. */
+		resolve_machine_name(iter, "transforms", &key);
+	}
+
+	g_free(key);
+	return false;
 }
 
 /* Whether every machine of the input comes out of filter.vm.correlate. */

@@ -203,42 +203,28 @@ static void apply_env_host_pids(struct state_iterator *it)
  */
 static bool resolve_vm_pids(struct state_iterator *it)
 {
-	GHashTable **vm_pids = &it->component->params.vm_pids;
-	GHashTable *resolved = g_hash_table_new_full(g_str_hash, g_str_equal,
-		g_free, g_free);
-	GHashTableIter iter;
-	gpointer key, value;
+	const struct machine *machine;
+	char *key;
 
-	g_hash_table_iter_init(&iter, *vm_pids);
-	while (g_hash_table_iter_next(&iter, &key, &value)) {
-		const struct machine *machine =
-			machine_table_find_by_param(it->machines, key);
-
-		if (machine && !g_hash_table_contains(resolved, machine->name)) {
-			g_hash_table_iter_steal(&iter);
-			g_hash_table_insert(resolved, g_strdup(machine->name), value);
-			g_free(key);
-			continue;
-		}
-		if (machine) {
-			ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: two keys name "
-				"machine `%s` (`%s` is another spelling of it).",
-				machine->name, (const char *) key);
-		} else {
-			char *list = machine_table_names_text(it->machines);
-
-			ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: no machine of "
-				"the input is named `%s`; the machines are: %s (write "
-				"`base-2` for `base#2`: a map key cannot hold `#`).",
-				(const char *) key, list);
-			g_free(list);
-		}
-		g_hash_table_destroy(resolved);
-		return false;
+	if (machine_table_rekey_params(it->machines, &it->component->params.vm_pids, &key,
+			&machine)) {
+		return true;
 	}
-	g_hash_table_destroy(*vm_pids);
-	*vm_pids = resolved;
-	return true;
+
+	if (machine) {
+		ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: two keys name machine `%s` "
+			"(`%s` is another spelling of it).", machine->name, key);
+	} else {
+		char *list = machine_table_names_text(it->machines);
+
+		ITER_ERROR_CAUSE(it, "Parameter `vm-pids`: no machine of the input is "
+			"named `%s`; the machines are: %s (write `base-2` for `base#2`: a "
+			"map key cannot hold `#`).", key, list);
+		g_free(list);
+	}
+
+	g_free(key);
+	return false;
 }
 
 /*
