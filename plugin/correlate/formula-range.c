@@ -154,6 +154,7 @@ bool correlate_clock_time(void *data, const bt_clock_class *clock_class,
 	struct machine *machine =
 		machine_table_machine_of_clock_class(iter->machines, clock_class);
 	const struct vm_sync_formula *formula;
+	bool fits;
 
 	if (!machine) {
 		const char *name = bt_clock_class_get_name(clock_class);
@@ -167,8 +168,8 @@ bool correlate_clock_time(void *data, const bt_clock_class *clock_class,
 
 	formula = vm_sync_map_formula_near(&correlate_machine_info(iter, machine)->map,
 		ns_from_origin);
-	return fits_output(iter, machine, formula, ns_from_origin,
-		vm_sync_formula_apply_checked(formula, ns_from_origin, ref_ns), *ref_ns);
+	fits = vm_sync_formula_apply_checked(formula, ns_from_origin, ref_ns);
+	return fits_output(iter, machine, formula, ns_from_origin, fits, *ref_ns);
 }
 
 void correlate_overflow_error(struct correlate_iter *iter, const struct machine *machine,
